@@ -1,0 +1,68 @@
+"""The ``frazil`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import pyarrow as pa
+
+import frazil
+from frazil import transforms
+from frazil.errors import FrazilError
+
+
+def _demo() -> int:
+    import datetime as dt
+
+    print(f"frazil {frazil.__version__}")
+    ids = pa.array([34, -1, 0, 2**40, None], type=pa.int64())
+    names = pa.array(["iceberg", "frazil", "日本語テキスト", "🧊🧊🧊🧊🧊", None])
+    stamps = pa.array(
+        [
+            dt.datetime(2017, 11, 16, 22, 31, 8),
+            dt.datetime(1969, 12, 31, 23, 59, 59, 999999),
+            dt.datetime(1970, 1, 1),
+            dt.datetime(2026, 11, 22, 12, 0),
+            None,
+        ],
+        type=pa.timestamp("us"),
+    )
+    rows = [
+        ("ids", ids, "bucket[16]", transforms.bucket(ids, 16)),
+        ("ids", ids, "truncate[10]", transforms.truncate(ids, 10)),
+        ("names", names, "bucket[16]", transforms.bucket(names, 16)),
+        ("names", names, "truncate[3]", transforms.truncate(names, 3)),
+        ("stamps", stamps, "year", transforms.year(stamps)),
+        ("stamps", stamps, "month", transforms.month(stamps)),
+        ("stamps", stamps, "day", transforms.day(stamps)),
+        ("stamps", stamps, "hour", transforms.hour(stamps)),
+    ]
+    for column, source, name, result in rows:
+        print(f"\n{name}({column}: {source.type})")
+        for before, after in zip(source.to_pylist(), result.to_pylist(), strict=True):
+            print(f"  {before!s:>28} -> {after}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="frazil", description="A Rust-accelerated implementation of Apache Iceberg."
+    )
+    parser.add_argument("--version", action="version", version=f"frazil {frazil.__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("demo", help="print the version and apply each transform to sample data")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "demo":
+            return _demo()
+    except FrazilError as error:
+        print(f"frazil: {error}", file=sys.stderr)
+        return 1
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

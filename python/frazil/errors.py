@@ -1,0 +1,56 @@
+"""The exceptions frazil raises.
+
+Every error frazil raises is a :class:`FrazilError`. Subclasses say what went
+wrong, and several also derive from the matching built-in exception so that
+code written against ``ValueError`` or ``TypeError`` keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "FrazilError",
+    "FrazilTypeError",
+    "InternalError",
+    "InvalidDataError",
+    "InvalidTransformError",
+    "InvalidValueError",
+    "UnknownTypeError",
+    "UnsupportedTransformError",
+    "ValidationError",
+]
+
+
+class FrazilError(Exception):
+    """Base class of every error raised by frazil."""
+
+
+class ValidationError(FrazilError, ValueError):
+    """Input that frazil understood but refuses: it breaks a rule of the spec."""
+
+
+class FrazilTypeError(FrazilError, TypeError):
+    """A value of the wrong kind for the Iceberg or Arrow type it was given for."""
+
+
+class UnknownTypeError(ValidationError):
+    """An Iceberg type string or type JSON that does not parse."""
+
+
+class InvalidTransformError(ValidationError):
+    """A transform string that does not parse, or a bad parameter (N <= 0, W <= 0)."""
+
+
+class UnsupportedTransformError(ValidationError):
+    """A transform that the spec does not define for the given source type."""
+
+
+class InvalidValueError(ValidationError):
+    """A value that is out of range or malformed for its type."""
+
+
+class InvalidDataError(FrazilError, ValueError):
+    """Data that cannot be read: corrupt, truncated, or of the wrong format."""
+
+
+class InternalError(FrazilError, RuntimeError):
+    """A bug in frazil (a caught panic of its Rust core). Please report it."""

@@ -1,0 +1,1 @@
+"""Single-value serialization (spec: Appendix D) and hashing (Appendix B). Being written."""

@@ -1,0 +1,31 @@
+//! The one error type of the Rust core. `py::errors` maps each variant to a
+//! subclass of `frazil.errors.FrazilError`; nothing else does.
+
+/// What went wrong, with enough context (type, value, file) for the user to act.
+#[derive(Debug, thiserror::Error, PartialEq, Eq, Clone)]
+pub enum Error {
+    /// An Iceberg type string or type JSON that does not parse.
+    #[error("unknown Iceberg type: {0}")]
+    UnknownType(String),
+    /// A transform string that does not parse, or a bad parameter (N <= 0, W <= 0).
+    #[error("invalid transform: {0}")]
+    InvalidTransform(String),
+    /// A transform that the spec does not define for the source type.
+    #[error("transform {transform} cannot be applied to {source_type}")]
+    UnsupportedTransform { transform: String, source_type: String },
+    /// A value whose kind does not match the Iceberg or Arrow type it was given for.
+    #[error("{0}")]
+    TypeMismatch(String),
+    /// A value of the right kind that is out of range or malformed
+    /// (a byte string of the wrong length, an unparsable date, an overflow).
+    #[error("{0}")]
+    InvalidValue(String),
+    /// Input that is not readable: corrupt, truncated, of the wrong format.
+    #[error("{0}")]
+    InvalidData(String),
+    /// A bug in frazil; also what a caught panic becomes.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

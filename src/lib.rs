@@ -1,0 +1,18 @@
+//! frazil's Rust core: the hot paths of the Apache Iceberg table format.
+//!
+//! Modules are named after the spec's concepts so that a reader who knows
+//! Iceberg finds each rule where they expect it. Everything here is plain Rust,
+//! tested with `cargo test`; the Python bindings live in [`py`] behind the
+//! `python` feature and only convert values and release the GIL.
+
+pub mod error;
+pub mod murmur3;
+pub mod runtime;
+pub mod transform;
+pub mod types;
+pub mod values;
+
+#[cfg(feature = "python")]
+mod py;
+
+pub use error::{Error, Result};

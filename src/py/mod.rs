@@ -1,0 +1,18 @@
+//! The Python extension module `frazil._native`.
+//!
+//! This layer only converts between Python and Rust and releases the GIL
+//! around heavy work; all logic lives in the plain-Rust modules.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod transforms;
+mod values;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    transforms::register(m)?;
+    values::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,6 @@
+//! Bindings for `frazil.values`. (Placeholder; being written.)
+use pyo3::prelude::*;
+
+pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! Single-value serialization (spec: Appendix D). (Placeholder; being written.)

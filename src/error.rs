@@ -12,7 +12,10 @@ pub enum Error {
     InvalidTransform(String),
     /// A transform that the spec does not define for the source type.
     #[error("transform {transform} cannot be applied to {source_type}")]
-    UnsupportedTransform { transform: String, source_type: String },
+    UnsupportedTransform {
+        transform: String,
+        source_type: String,
+    },
     /// A value whose kind does not match the Iceberg or Arrow type it was given for.
     #[error("{0}")]
     TypeMismatch(String),

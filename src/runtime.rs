@@ -74,7 +74,7 @@ mod tests {
         let a = pool(2).unwrap();
         let b = pool(2).unwrap();
         assert!(Arc::ptr_eq(&a, &b));
-        assert_eq!(run(2, || rayon::current_num_threads()).unwrap(), 2);
+        assert_eq!(run(2, rayon::current_num_threads).unwrap(), 2);
         assert_eq!(run(1, || 7).unwrap(), 7);
     }
 }

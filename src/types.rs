@@ -260,25 +260,52 @@ mod tests {
     #[test]
     fn primitive_strings_round_trip() {
         for text in [
-            "boolean", "int", "long", "float", "double", "date", "time", "timestamp",
-            "timestamptz", "string", "uuid", "binary", "fixed[16]",
+            "boolean",
+            "int",
+            "long",
+            "float",
+            "double",
+            "date",
+            "time",
+            "timestamp",
+            "timestamptz",
+            "string",
+            "uuid",
+            "binary",
+            "fixed[16]",
         ] {
             assert_eq!(PrimitiveType::parse(text).unwrap().to_string(), text);
         }
         assert_eq!(
             PrimitiveType::parse("decimal(9,2)").unwrap(),
-            PrimitiveType::Decimal { precision: 9, scale: 2 }
+            PrimitiveType::Decimal {
+                precision: 9,
+                scale: 2
+            }
         );
         assert_eq!(
-            PrimitiveType::parse(" decimal( 38 , 0 ) ").unwrap().to_string(),
+            PrimitiveType::parse(" decimal( 38 , 0 ) ")
+                .unwrap()
+                .to_string(),
             "decimal(38, 0)"
         );
     }
 
     #[test]
     fn bad_type_strings_are_refused() {
-        for text in ["integer", "decimal(39,2)", "decimal(2,3)", "decimal(0,0)", "fixed[x]", "", "list"] {
-            assert!(matches!(PrimitiveType::parse(text), Err(Error::UnknownType(_))), "{text}");
+        for text in [
+            "integer",
+            "decimal(39,2)",
+            "decimal(2,3)",
+            "decimal(0,0)",
+            "fixed[x]",
+            "",
+            "list",
+        ] {
+            assert!(
+                matches!(PrimitiveType::parse(text), Err(Error::UnknownType(_))),
+                "{text}"
+            );
         }
     }
 
@@ -292,7 +319,10 @@ mod tests {
                "value-id":6,"value-required":true,"value":"long"}}]}"#,
         )
         .unwrap();
-        assert_eq!(t.to_string(), "struct<a: int, b: list<string>, m: map<string, long>>");
+        assert_eq!(
+            t.to_string(),
+            "struct<a: int, b: list<string>, m: map<string, long>>"
+        );
         assert!(Type::parse(r#"{"type":"struct"}"#).is_err());
     }
 }

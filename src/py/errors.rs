@@ -32,12 +32,12 @@ pub fn to_py(error: Error) -> PyErr {
             .import("frazil.errors")
             .and_then(|module| module.getattr(class_name(&error)))
         {
-            Ok(class) => match PyTuple::new(py, [message.as_str()])
-                .and_then(|args| class.call1(args))
-            {
-                Ok(instance) => PyErr::from_value(instance),
-                Err(e) => e,
-            },
+            Ok(class) => {
+                match PyTuple::new(py, [message.as_str()]).and_then(|args| class.call1(args)) {
+                    Ok(instance) => PyErr::from_value(instance),
+                    Err(e) => e,
+                }
+            }
             Err(e) => e,
         }
     })
@@ -54,7 +54,9 @@ pub fn guard<T>(work: impl FnOnce() -> crate::Result<T>) -> crate::Result<T> {
                 .map(|s| (*s).to_owned())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_owned());
-            Err(Error::Internal(format!("panic in frazil's Rust core: {detail}")))
+            Err(Error::Internal(format!(
+                "panic in frazil's Rust core: {detail}"
+            )))
         }
     }
 }

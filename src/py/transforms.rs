@@ -115,7 +115,8 @@ fn apply_transform(
     match values {
         AnyArray::Array(array) => {
             let (input, field) = array.into_inner();
-            let output = py.detach(|| run(|| kernels::apply_threaded(transform, &input, threads)))?;
+            let output =
+                py.detach(|| run(|| kernels::apply_threaded(transform, &input, threads)))?;
             let field = output_field(&field, &output);
             Ok(PyArray::new(output, field).to_pyarrow(py)?.unbind())
         }
@@ -133,8 +134,9 @@ fn apply_transform(
             let out_field = match outputs.first() {
                 Some(first) => output_field(&field, first),
                 None => {
-                    let empty = kernels::apply(transform, &arrow_array::new_empty_array(field.data_type()))
-                        .map_err(to_py)?;
+                    let empty =
+                        kernels::apply(transform, &arrow_array::new_empty_array(field.data_type()))
+                            .map_err(to_py)?;
                     output_field(&field, &empty)
                 }
             };

@@ -6,7 +6,9 @@ use super::Transform;
 use crate::error::{Error, Result};
 
 pub fn apply(transform: Transform, _array: &dyn Array) -> Result<ArrayRef> {
-    Err(Error::Internal(format!("{transform} kernel not written yet")))
+    Err(Error::Internal(format!(
+        "{transform} kernel not written yet"
+    )))
 }
 
 pub fn apply_threaded(transform: Transform, array: &ArrayRef, _threads: usize) -> Result<ArrayRef> {

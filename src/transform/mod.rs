@@ -53,12 +53,16 @@ impl Transform {
                 .strip_suffix(']')
                 .and_then(|p| p.trim().parse::<i64>().ok())
                 .ok_or_else(|| {
-                    Error::InvalidTransform(format!("{text:?}: expected {name}[<positive integer>]"))
+                    Error::InvalidTransform(format!(
+                        "{text:?}: expected {name}[<positive integer>]"
+                    ))
                 })?;
             return match name.trim() {
                 "bucket" => Self::bucket(parameter),
                 "truncate" => Self::truncate(parameter),
-                _ => Err(Error::InvalidTransform(format!("{text:?}: unknown transform"))),
+                _ => Err(Error::InvalidTransform(format!(
+                    "{text:?}: unknown transform"
+                ))),
             };
         }
         match lower.as_str() {
@@ -71,7 +75,9 @@ impl Transform {
             "bucket" | "truncate" => Err(Error::InvalidTransform(format!(
                 "{text:?}: {lower} needs a parameter, e.g. {lower}[16]"
             ))),
-            _ => Err(Error::InvalidTransform(format!("{text:?}: unknown transform"))),
+            _ => Err(Error::InvalidTransform(format!(
+                "{text:?}: unknown transform"
+            ))),
         }
     }
 
@@ -84,7 +90,10 @@ impl Transform {
             Self::Truncate(_) => {
                 // The spec lists int, long, decimal and string; Java also
                 // truncates binary by bytes, and so do we.
-                matches!(source, P::Int | P::Long | P::Decimal { .. } | P::String | P::Binary)
+                matches!(
+                    source,
+                    P::Int | P::Long | P::Decimal { .. } | P::String | P::Binary
+                )
             }
             Self::Year | Self::Month | Self::Day => {
                 matches!(source, P::Date | P::Timestamp | P::Timestamptz)
@@ -193,7 +202,14 @@ mod tests {
     #[test]
     fn transform_strings_round_trip() {
         for text in [
-            "identity", "bucket[16]", "truncate[4]", "year", "month", "day", "hour", "void",
+            "identity",
+            "bucket[16]",
+            "truncate[4]",
+            "year",
+            "month",
+            "day",
+            "hour",
+            "void",
         ] {
             assert_eq!(Transform::parse(text).unwrap().to_string(), text);
         }
@@ -203,19 +219,34 @@ mod tests {
     #[test]
     fn bad_transform_strings_are_refused() {
         for text in [
-            "bucket[0]", "bucket[-1]", "truncate[0]", "bucket", "bucket[x]", "zorder", "bucket[4294967296]",
+            "bucket[0]",
+            "bucket[-1]",
+            "truncate[0]",
+            "bucket",
+            "bucket[x]",
+            "zorder",
+            "bucket[4294967296]",
             "years[1]",
         ] {
-            assert!(matches!(Transform::parse(text), Err(Error::InvalidTransform(_))), "{text}");
+            assert!(
+                matches!(Transform::parse(text), Err(Error::InvalidTransform(_))),
+                "{text}"
+            );
         }
     }
 
     #[test]
     fn result_types_follow_the_spec_table() {
         assert_eq!(Transform::Bucket(4).result_type(P::String).unwrap(), P::Int);
-        assert_eq!(Transform::Truncate(4).result_type(P::Long).unwrap(), P::Long);
+        assert_eq!(
+            Transform::Truncate(4).result_type(P::Long).unwrap(),
+            P::Long
+        );
         assert_eq!(Transform::Day.result_type(P::Date).unwrap(), P::Int);
-        assert_eq!(Transform::Identity.result_type(P::Double).unwrap(), P::Double);
+        assert_eq!(
+            Transform::Identity.result_type(P::Double).unwrap(),
+            P::Double
+        );
         assert!(Transform::Hour.result_type(P::Date).is_err());
         assert!(Transform::Bucket(2).result_type(P::Float).is_err());
         assert!(Transform::Truncate(2).result_type(P::Uuid).is_err());

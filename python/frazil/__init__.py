@@ -2,8 +2,56 @@
 
 from __future__ import annotations
 
-from frazil import errors, transforms, values
+from frazil import errors, transforms, types, values
 from frazil._native import __version__
 from frazil.errors import FrazilError
+from frazil.metadata import TableMetadata, check_same_table, read_metadata, write_metadata
+from frazil.name_mapping import MappedField, NameMapping
+from frazil.partitioning import PartitionField, PartitionSpec
+from frazil.schema import Schema
+from frazil.snapshots import (
+    MetadataLogEntry,
+    Snapshot,
+    SnapshotLogEntry,
+    SnapshotRef,
+    SnapshotRefType,
+)
+from frazil.sorting import NullOrder, SortDirection, SortField, SortOrder
+from frazil.statistics import BlobMetadata, PartitionStatisticsFile, StatisticsFile
+from frazil.types import NestedField
+from frazil.view import SQLViewRepresentation, ViewHistoryEntry, ViewMetadata, ViewVersion
 
-__all__ = ["FrazilError", "__version__", "errors", "transforms", "values"]
+__all__ = [
+    "BlobMetadata",
+    "FrazilError",
+    "MappedField",
+    "MetadataLogEntry",
+    "NameMapping",
+    "NestedField",
+    "NullOrder",
+    "PartitionField",
+    "PartitionSpec",
+    "PartitionStatisticsFile",
+    "SQLViewRepresentation",
+    "Schema",
+    "Snapshot",
+    "SnapshotLogEntry",
+    "SnapshotRef",
+    "SnapshotRefType",
+    "SortDirection",
+    "SortField",
+    "SortOrder",
+    "StatisticsFile",
+    "TableMetadata",
+    "ViewHistoryEntry",
+    "ViewMetadata",
+    "ViewVersion",
+    "__version__",
+    "check_same_table",
+    "errors",
+    "read_metadata",
+    "transforms",
+    "types",
+    "values",
+    "write_metadata",
+]

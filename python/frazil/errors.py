@@ -12,9 +12,14 @@ __all__ = [
     "FrazilTypeError",
     "InternalError",
     "InvalidDataError",
+    "InvalidMetadataError",
+    "InvalidSchemaError",
     "InvalidTransformError",
     "InvalidValueError",
+    "TableUUIDMismatchError",
+    "UnknownFieldError",
     "UnknownTypeError",
+    "UnsupportedFormatVersionError",
     "UnsupportedTransformError",
     "ValidationError",
 ]
@@ -46,6 +51,31 @@ class UnsupportedTransformError(ValidationError):
 
 class InvalidValueError(ValidationError):
     """A value that is out of range or malformed for its type."""
+
+
+class InvalidMetadataError(ValidationError):
+    """Table or view metadata (JSON or model) that breaks a rule of the spec or misses a field."""
+
+
+class InvalidSchemaError(InvalidMetadataError):
+    """A schema that breaks a rule of the spec: duplicate or reserved field ids, bad identifier
+    fields, a type or default value its format version does not allow."""
+
+
+class UnsupportedFormatVersionError(ValidationError):
+    """Metadata of a format version newer (or other) than frazil supports."""
+
+
+class TableUUIDMismatchError(InvalidMetadataError):
+    """Refreshed metadata whose table-uuid is not the table's (spec: Table Metadata Fields)."""
+
+
+class UnknownFieldError(ValidationError, KeyError):
+    """A field name or id that a schema does not have."""
+
+    def __str__(self) -> str:
+        # KeyError quotes its argument; show the message as written.
+        return str(self.args[0]) if self.args else ""
 
 
 class InvalidDataError(FrazilError, ValueError):

@@ -1,0 +1,313 @@
+"""Partition specs (spec: "Partitioning", "Partition Evolution", Appendix C "Partition Specs").
+
+Transforms are kept as their Appendix C strings. A string that names a transform
+of the spec (``identity``, ``bucket[N]``, ``truncate[W]``, ``year``, ``month``,
+``day``, ``hour``, ``void``; case-insensitive, as Java reads them) is parsed by
+:class:`frazil.transforms.Transform` when the field is built, so a bad parameter
+such as ``bucket[0]`` is refused at once and the string is stored in canonical
+form. Any other string (``zorder``, a transform of a newer spec) is an *unknown
+transform*: like Java, frazil keeps it, reads and writes it unchanged, and
+refuses only when it must be evaluated (:attr:`PartitionField.transform_model`,
+:meth:`PartitionSpec.partition_type`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from frazil import _jsonutil as js
+from frazil._native import Transform
+from frazil.errors import (
+    InvalidMetadataError,
+    UnknownTypeError,
+    UnsupportedTransformError,
+)
+from frazil.types import (
+    IcebergType,
+    IntegerType,
+    ListType,
+    MapType,
+    NestedField,
+    PrimitiveType,
+    StructType,
+    TimestampNanoType,
+    TimestamptzNanoType,
+    UnknownType,
+    parse_type,
+)
+
+if TYPE_CHECKING:
+    from frazil.schema import Schema
+
+__all__ = [
+    "PARTITION_DATA_ID_START",
+    "PartitionField",
+    "PartitionSpec",
+    "canonical_transform",
+    "check_transform_source",
+    "is_known_transform",
+    "transform_result_type",
+]
+
+# Spec: "Partition Evolution": v1 writers assigned partition field ids from 1000.
+PARTITION_DATA_ID_START = 1000
+
+_PLAIN = ("identity", "year", "month", "day", "hour", "void")
+_WITH_PARAMETER = re.compile(r"(\w+)\[(\d+)\]")
+
+
+def is_known_transform(text: str) -> bool:
+    """Whether ``text`` names a transform of the spec (else it is kept as unknown)."""
+    match = _WITH_PARAMETER.fullmatch(text)
+    if match:
+        return match.group(1).lower() in ("bucket", "truncate")
+    return text.lower() in _PLAIN
+
+
+def canonical_transform(text: str) -> str:
+    """The canonical string of a known transform (refusing a bad one such as ``bucket[0]``
+    with InvalidTransformError); an unknown transform string unchanged."""
+    if not isinstance(text, str):
+        raise InvalidMetadataError(f"a transform must be a string, got {text!r}")
+    if is_known_transform(text):
+        return str(Transform(text.lower()))
+    return text
+
+
+def _model(text: str) -> Transform:
+    if not is_known_transform(text):
+        raise UnsupportedTransformError(
+            f"transform {text!r} is not known to frazil (written by a newer engine?); it is kept "
+            "as read but cannot be evaluated"
+        )
+    return Transform(text.lower())
+
+
+# The native transform model knows the v1/v2 primitives. The v3 nanosecond
+# timestamps take the same transforms as timestamps (Java: Timestamps for nanos);
+# `unknown` only identity and void (it is always null).
+def _native_source(source: PrimitiveType) -> str:
+    if isinstance(source, TimestampNanoType):
+        return "timestamp"
+    if isinstance(source, TimestamptzNanoType):
+        return "timestamptz"
+    return str(source)
+
+
+def _applies(transform: Transform, source: IcebergType) -> bool:
+    if not isinstance(source, PrimitiveType):
+        return False
+    if isinstance(source, UnknownType):
+        return bool(transform.name in ("identity", "void"))
+    try:
+        return bool(transform.can_transform(_native_source(source)))
+    except UnknownTypeError:
+        # geometry, geography: only void (Java: identity refuses them as well).
+        return bool(transform.name == "void")
+
+
+def check_transform_source(transform: str, source: IcebergType, what: str) -> None:
+    """Raise UnsupportedTransformError if a known ``transform`` cannot apply to ``source``."""
+    if not is_known_transform(transform):
+        return  # unknown transforms are assumed to apply, as Java does
+    if not _applies(_model(transform), source):
+        raise UnsupportedTransformError(
+            f"{what}: transform {transform} cannot be applied to {source}"
+        )
+
+
+def transform_result_type(transform: str, source: IcebergType) -> IcebergType:
+    """The type of the values ``transform`` produces from ``source`` (spec: Partition
+    Transforms). Refuses unknown transforms and unsupported sources."""
+    model = _model(transform)
+    if not _applies(model, source):
+        raise UnsupportedTransformError(f"transform {transform} cannot be applied to {source}")
+    assert isinstance(source, PrimitiveType)
+    if model.name in ("identity", "void", "truncate"):
+        return source
+    if isinstance(source, UnknownType):
+        return source
+    return parse_type(model.result_type(_native_source(source)))
+
+
+@dataclass(frozen=True)
+class PartitionField:
+    """One field of a partition spec: source column id, partition field id, transform, name."""
+
+    source_id: int
+    field_id: int
+    transform: str
+    name: str
+
+    def __post_init__(self) -> None:
+        transform = self.transform
+        if isinstance(transform, Transform):
+            transform = str(transform)
+        object.__setattr__(self, "transform", canonical_transform(transform))
+        for attr in ("source_id", "field_id"):
+            value = getattr(self, attr)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidMetadataError(f"partition field {attr} must be an int, got {value!r}")
+        if not isinstance(self.name, str):
+            raise InvalidMetadataError(f"partition field name must be a string, got {self.name!r}")
+
+    @property
+    def is_known_transform(self) -> bool:
+        return is_known_transform(self.transform)
+
+    @property
+    def transform_model(self) -> Transform:
+        """The transform as a :class:`frazil.transforms.Transform`; raises
+        UnsupportedTransformError for an unknown transform."""
+        return _model(self.transform)
+
+    def to_json(self) -> dict[str, Any]:
+        # Java's key order.
+        return {
+            "name": self.name,
+            "transform": self.transform,
+            "source-id": self.source_id,
+            "field-id": self.field_id,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.field_id}: {self.name}: {self.transform}({self.source_id})"
+
+
+@dataclass(frozen=True)
+class PartitionSpec:
+    """A partition spec: ``spec_id`` and its fields, in order."""
+
+    spec_id: int = 0
+    fields: tuple[PartitionField, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fields", tuple(self.fields))
+        ids: set[int] = set()
+        names: set[str] = set()
+        for f in self.fields:
+            if not isinstance(f, PartitionField):
+                raise InvalidMetadataError(f"partition spec fields must be PartitionField: {f!r}")
+            if f.field_id in ids:
+                raise InvalidMetadataError(
+                    f"partition spec {self.spec_id}: duplicate partition field id {f.field_id}"
+                )
+            if f.name in names:
+                raise InvalidMetadataError(
+                    f"partition spec {self.spec_id}: duplicate partition field name {f.name!r}"
+                )
+            ids.add(f.field_id)
+            names.add(f.name)
+
+    @classmethod
+    def unpartitioned(cls, spec_id: int = 0) -> PartitionSpec:
+        return cls(spec_id, ())
+
+    def is_unpartitioned(self) -> bool:
+        """True when no field partitions the data (no fields, or only void transforms)."""
+        return all(f.transform == "void" for f in self.fields)
+
+    @property
+    def last_assigned_field_id(self) -> int:
+        """The highest partition field id, or 999 for an unpartitioned spec (as Java)."""
+        return max((f.field_id for f in self.fields), default=PARTITION_DATA_ID_START - 1)
+
+    def field_by_id(self, field_id: int) -> PartitionField | None:
+        return next((f for f in self.fields if f.field_id == field_id), None)
+
+    def fields_by_source_id(self, source_id: int) -> tuple[PartitionField, ...]:
+        return tuple(f for f in self.fields if f.source_id == source_id)
+
+    def partition_type(self, schema: Schema) -> StructType:
+        """The struct of partition values (spec: Manifests, ``partition``): one optional
+        field per partition field, typed by its transform's result."""
+        out = []
+        for f in self.fields:
+            source = schema.find_type(f.source_id)
+            if source is None:
+                # A void field whose source was dropped (spec: Partition Evolution, v1).
+                if f.transform != "void":
+                    raise InvalidMetadataError(
+                        f"partition spec {self.spec_id}: cannot find source column "
+                        f"{f.source_id} for field {f.name!r}"
+                    )
+                result: IcebergType = IntegerType()
+            else:
+                result = transform_result_type(f.transform, source)
+            out.append(NestedField(f.field_id, f.name, result, required=False))
+        return StructType(tuple(out))
+
+    def check_compatible(self, schema: Schema) -> None:
+        """Check every field against ``schema`` (spec: Partitioning): the source column exists
+        (a ``void`` field may have lost it), is a primitive, is not inside a list or map, and
+        the transform applies to its type."""
+        for f in self.fields:
+            what = f"partition spec {self.spec_id} field {f.name!r}"
+            source = schema.find_field(f.source_id)
+            if source is None:
+                if f.transform == "void":
+                    continue
+                raise InvalidMetadataError(
+                    f"{what}: cannot find source column {f.source_id} in schema {schema.schema_id}"
+                )
+            if not isinstance(source.field_type, PrimitiveType):
+                raise UnsupportedTransformError(
+                    f"{what}: source column {f.source_id} ({schema.find_column_name(f.source_id)}) "
+                    f"must be a primitive type, not {source.field_type}"
+                )
+            for parent_id in schema.parent_ids(f.source_id):
+                parent = schema.field(parent_id).field_type
+                if isinstance(parent, (ListType, MapType)):
+                    raise UnsupportedTransformError(
+                        f"{what}: source column {schema.find_column_name(f.source_id)!r} is "
+                        f"inside a {'list' if isinstance(parent, ListType) else 'map'}"
+                    )
+            check_transform_source(f.transform, source.field_type, what)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"spec-id": self.spec_id, "fields": self.fields_to_json()}
+
+    def fields_to_json(self) -> list[dict[str, Any]]:
+        """The fields list alone, as the deprecated v1 ``partition-spec`` holds them."""
+        return [f.to_json() for f in self.fields]
+
+    @classmethod
+    def from_json(cls, node: Any) -> PartitionSpec:
+        obj = js.as_object(node, "partition spec")
+        spec_id = js.get_int(obj, "spec-id", "partition spec")
+        fields = js.get_list(obj, "fields", f"partition spec {spec_id}")
+        return cls.from_json_fields(fields, spec_id)
+
+    @classmethod
+    def from_json_fields(cls, node: Any, spec_id: int) -> PartitionSpec:
+        """Read a fields list. Fields without ``field-id`` (old v1 writers) get ids from 1000 in
+        order (spec: Appendix C); a list where only some fields have one is refused."""
+        what = f"partition spec {spec_id}"
+        items = js.as_list(node, f"{what} fields")
+        with_ids = sum(1 for item in items if isinstance(item, dict) and "field-id" in item)
+        if with_ids not in (0, len(items)):
+            raise InvalidMetadataError(
+                f"{what}: {len(items) - with_ids} of {len(items)} partition fields have no field-id"
+            )
+        fields = []
+        for position, item in enumerate(items):
+            obj = js.as_object(item, f"{what} field")
+            field_id = (
+                js.get_int(obj, "field-id", f"{what} field")
+                if with_ids
+                else PARTITION_DATA_ID_START + position
+            )
+            fields.append(
+                PartitionField(
+                    source_id=js.get_int(obj, "source-id", f"{what} field {field_id}"),
+                    field_id=field_id,
+                    transform=js.get_str(obj, "transform", f"{what} field {field_id}"),
+                    name=js.get_str(obj, "name", f"{what} field {field_id}"),
+                )
+            )
+        return cls(spec_id, tuple(fields))
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(str(f) for f in self.fields) + "]"

@@ -1,0 +1,541 @@
+"""Iceberg data types (spec: "Schemas and Data Types"; JSON form: Appendix C).
+
+Types are immutable values: two ``DecimalType(9, 2)`` compare equal, and every
+type prints as its Appendix C type string (``str(DecimalType(9, 2))`` is
+``"decimal(9, 2)"``, the form Apache Iceberg Java writes).
+
+Besides the v1/v2 primitives this module reads the v3 types Java may write:
+``timestamp_ns``, ``timestamptz_ns``, ``unknown``, ``variant``, ``geometry(C)``
+and ``geography(C, A)``. They parse, print and round-trip through JSON; a table
+of format version 1 or 2 that uses one is refused by :mod:`frazil.schema`
+(they need v3), and code that cannot process one (a partition transform on
+``variant``, say) refuses it where it is evaluated.
+
+Default values (``initial-default``, ``write-default``, spec: "Default values")
+are kept in their JSON single-value form (Appendix D), exactly as read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from frazil import _jsonutil as js
+from frazil.errors import InvalidMetadataError, UnknownTypeError
+
+__all__ = [
+    "BinaryType",
+    "BooleanType",
+    "DateType",
+    "DecimalType",
+    "DoubleType",
+    "FixedType",
+    "FloatType",
+    "GeographyType",
+    "GeometryType",
+    "IcebergType",
+    "IntegerType",
+    "ListType",
+    "LongType",
+    "MapType",
+    "NestedField",
+    "PrimitiveType",
+    "StringType",
+    "StructType",
+    "TimeType",
+    "TimestampNanoType",
+    "TimestampType",
+    "TimestamptzNanoType",
+    "TimestamptzType",
+    "UUIDType",
+    "UnknownType",
+    "VariantType",
+    "optional",
+    "parse_type",
+    "required",
+    "type_from_json",
+    "type_to_json",
+]
+
+MAX_DECIMAL_PRECISION = 38
+
+
+class IcebergType:
+    """Base of every Iceberg type."""
+
+    # The first table format version that allows this type (spec: Appendix E, v3).
+    min_format_version: ClassVar[int] = 1
+
+    @property
+    def is_primitive(self) -> bool:
+        return False
+
+    @property
+    def is_nested(self) -> bool:
+        return False
+
+    def child_fields(self) -> tuple[NestedField, ...]:
+        """The fields one level down: struct fields, a list's element, a map's key and value."""
+        return ()
+
+    def to_json(self) -> Any:
+        return type_to_json(self)
+
+
+@dataclass(frozen=True)
+class PrimitiveType(IcebergType):
+    """A primitive type; ``str()`` gives its Appendix C type string."""
+
+    type_name: ClassVar[str] = ""
+
+    @property
+    def is_primitive(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return self.type_name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+@dataclass(frozen=True, repr=False)
+class BooleanType(PrimitiveType):
+    type_name = "boolean"
+
+
+@dataclass(frozen=True, repr=False)
+class IntegerType(PrimitiveType):
+    type_name = "int"
+
+
+@dataclass(frozen=True, repr=False)
+class LongType(PrimitiveType):
+    type_name = "long"
+
+
+@dataclass(frozen=True, repr=False)
+class FloatType(PrimitiveType):
+    type_name = "float"
+
+
+@dataclass(frozen=True, repr=False)
+class DoubleType(PrimitiveType):
+    type_name = "double"
+
+
+@dataclass(frozen=True, repr=False)
+class DateType(PrimitiveType):
+    type_name = "date"
+
+
+@dataclass(frozen=True, repr=False)
+class TimeType(PrimitiveType):
+    type_name = "time"
+
+
+@dataclass(frozen=True, repr=False)
+class TimestampType(PrimitiveType):
+    type_name = "timestamp"
+
+
+@dataclass(frozen=True, repr=False)
+class TimestamptzType(PrimitiveType):
+    type_name = "timestamptz"
+
+
+@dataclass(frozen=True, repr=False)
+class TimestampNanoType(PrimitiveType):
+    type_name = "timestamp_ns"
+    min_format_version = 3
+
+
+@dataclass(frozen=True, repr=False)
+class TimestamptzNanoType(PrimitiveType):
+    type_name = "timestamptz_ns"
+    min_format_version = 3
+
+
+@dataclass(frozen=True, repr=False)
+class StringType(PrimitiveType):
+    type_name = "string"
+
+
+@dataclass(frozen=True, repr=False)
+class UUIDType(PrimitiveType):
+    type_name = "uuid"
+
+
+@dataclass(frozen=True, repr=False)
+class BinaryType(PrimitiveType):
+    type_name = "binary"
+
+
+@dataclass(frozen=True, repr=False)
+class UnknownType(PrimitiveType):
+    """v3 ``unknown``: a column whose type is not known yet; always null."""
+
+    type_name = "unknown"
+    min_format_version = 3
+
+
+@dataclass(frozen=True)
+class DecimalType(PrimitiveType):
+    precision: int
+    scale: int
+
+    type_name = "decimal"
+
+    def __post_init__(self) -> None:
+        if not 0 < self.precision <= MAX_DECIMAL_PRECISION:
+            raise UnknownTypeError(
+                f"decimal({self.precision}, {self.scale}): precision must be between 1 and "
+                f"{MAX_DECIMAL_PRECISION}"
+            )
+        if self.scale < 0:
+            raise UnknownTypeError(f"decimal({self.precision}, {self.scale}): negative scale")
+
+    def __str__(self) -> str:
+        return f"decimal({self.precision}, {self.scale})"
+
+
+@dataclass(frozen=True)
+class FixedType(PrimitiveType):
+    length: int
+
+    type_name = "fixed"
+
+    def __post_init__(self) -> None:
+        if self.length < 0:
+            raise UnknownTypeError(f"fixed[{self.length}]: negative length")
+
+    def __str__(self) -> str:
+        return f"fixed[{self.length}]"
+
+
+_DEFAULT_CRS = "OGC:CRS84"
+
+
+@dataclass(frozen=True)
+class GeometryType(PrimitiveType):
+    """v3 ``geometry(C)``; the CRS defaults to OGC:CRS84 as in Java."""
+
+    crs: str = _DEFAULT_CRS
+
+    type_name = "geometry"
+    min_format_version = 3
+
+    def __str__(self) -> str:
+        return f"geometry({self.crs})"
+
+
+@dataclass(frozen=True)
+class GeographyType(PrimitiveType):
+    """v3 ``geography(C, A)``; defaults OGC:CRS84 and spherical as in Java."""
+
+    crs: str = _DEFAULT_CRS
+    algorithm: str = "spherical"
+
+    type_name = "geography"
+    min_format_version = 3
+
+    def __str__(self) -> str:
+        return f"geography({self.crs}, {self.algorithm})"
+
+
+@dataclass(frozen=True)
+class VariantType(IcebergType):
+    """v3 ``variant``: semi-structured data. Neither primitive nor nested (as in Java)."""
+
+    min_format_version = 3
+
+    def __str__(self) -> str:
+        return "variant"
+
+    def __repr__(self) -> str:
+        return "VariantType()"
+
+
+_SIMPLE: dict[str, IcebergType] = {
+    t.type_name if isinstance(t, PrimitiveType) else str(t): t
+    for t in (
+        BooleanType(),
+        IntegerType(),
+        LongType(),
+        FloatType(),
+        DoubleType(),
+        DateType(),
+        TimeType(),
+        TimestampType(),
+        TimestamptzType(),
+        TimestampNanoType(),
+        TimestamptzNanoType(),
+        StringType(),
+        UUIDType(),
+        BinaryType(),
+        UnknownType(),
+        VariantType(),
+    )
+}
+_FIXED = re.compile(r"fixed\[\s*(\d+)\s*\]")
+_DECIMAL = re.compile(r"decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+_GEOMETRY = re.compile(r"geometry\s*(?:\(\s*([^)]*?)\s*\))?", re.IGNORECASE)
+_GEOGRAPHY = re.compile(r"geography\s*(?:\(\s*([^,]*?)\s*(?:,\s*(\w*)\s*)?\))?", re.IGNORECASE)
+_EDGE_ALGORITHMS = ("spherical", "vincenty", "thomas", "andoyer", "karney")
+
+
+def parse_type(text: str) -> PrimitiveType | VariantType:
+    """Parse an Appendix C type string (case-insensitive, as Java reads it)."""
+    if not isinstance(text, str):
+        raise UnknownTypeError(f"a type string must be a str, got {type(text).__name__}")
+    lower = text.strip().lower()
+    simple = _SIMPLE.get(lower)
+    if simple is not None:
+        assert isinstance(simple, (PrimitiveType, VariantType))
+        return simple
+    if match := _FIXED.fullmatch(lower):
+        return FixedType(int(match.group(1)))
+    if match := _DECIMAL.fullmatch(lower):
+        return DecimalType(int(match.group(1)), int(match.group(2)))
+    if match := _GEOMETRY.fullmatch(text.strip()):
+        return GeometryType(match.group(1) or _DEFAULT_CRS)
+    if match := _GEOGRAPHY.fullmatch(text.strip()):
+        algorithm = (match.group(2) or "spherical").lower()
+        if algorithm not in _EDGE_ALGORITHMS:
+            raise UnknownTypeError(f"unknown edge algorithm {algorithm!r} in type {text!r}")
+        return GeographyType(match.group(1) or _DEFAULT_CRS, algorithm)
+    raise UnknownTypeError(f"cannot parse type string {text!r}")
+
+
+@dataclass(frozen=True)
+class NestedField:
+    """A struct field, list element or map key/value: id, name, type, nullability.
+
+    ``initial_default`` and ``write_default`` hold the default values in their
+    JSON single-value form (Appendix D); ``None`` means no default.
+    """
+
+    field_id: int
+    name: str
+    field_type: IcebergType
+    required: bool = False
+    doc: str | None = None
+    initial_default: Any = field(default=None, hash=False)
+    write_default: Any = field(default=None, hash=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.field_id, bool) or not isinstance(self.field_id, int):
+            raise InvalidMetadataError(f"field id must be an int, got {self.field_id!r}")
+        if not isinstance(self.name, str):
+            raise InvalidMetadataError(f"field {self.field_id}: name must be a str")
+        if not isinstance(self.field_type, IcebergType):
+            raise InvalidMetadataError(
+                f"field {self.field_id} ({self.name}): type must be an IcebergType, "
+                f"got {self.field_type!r}"
+            )
+
+    @property
+    def id(self) -> int:
+        return self.field_id
+
+    @property
+    def optional(self) -> bool:
+        return not self.required
+
+    def __str__(self) -> str:
+        nullability = "required" if self.required else "optional"
+        doc = f" ({self.doc})" if self.doc else ""
+        return f"{self.field_id}: {self.name}: {nullability} {self.field_type}{doc}"
+
+
+def optional(
+    field_id: int, name: str, field_type: IcebergType, doc: str | None = None, **defaults: Any
+) -> NestedField:
+    """An optional field (``initial_default=``/``write_default=`` may be given)."""
+    return NestedField(field_id, name, field_type, False, doc, **defaults)
+
+
+def required(
+    field_id: int, name: str, field_type: IcebergType, doc: str | None = None, **defaults: Any
+) -> NestedField:
+    """A required field (``initial_default=``/``write_default=`` may be given)."""
+    return NestedField(field_id, name, field_type, True, doc, **defaults)
+
+
+@dataclass(frozen=True)
+class StructType(IcebergType):
+    fields: tuple[NestedField, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fields", tuple(self.fields))
+        for f in self.fields:
+            if not isinstance(f, NestedField):
+                raise InvalidMetadataError(f"struct fields must be NestedField, got {f!r}")
+
+    @property
+    def is_nested(self) -> bool:
+        return True
+
+    def child_fields(self) -> tuple[NestedField, ...]:
+        return self.fields
+
+    def field(self, field_id: int) -> NestedField | None:
+        """The direct child with this id, or None."""
+        return next((f for f in self.fields if f.field_id == field_id), None)
+
+    def field_by_name(self, name: str, case_sensitive: bool = True) -> NestedField | None:
+        """The direct child with this name, or None."""
+        if case_sensitive:
+            return next((f for f in self.fields if f.name == name), None)
+        lower = name.lower()
+        return next((f for f in self.fields if f.name.lower() == lower), None)
+
+    def __str__(self) -> str:
+        return "struct<" + ", ".join(str(f) for f in self.fields) + ">"
+
+
+@dataclass(frozen=True)
+class ListType(IcebergType):
+    element_id: int
+    element_type: IcebergType
+    element_required: bool = False
+
+    @property
+    def is_nested(self) -> bool:
+        return True
+
+    @property
+    def element_field(self) -> NestedField:
+        return NestedField(self.element_id, "element", self.element_type, self.element_required)
+
+    def child_fields(self) -> tuple[NestedField, ...]:
+        return (self.element_field,)
+
+    def __str__(self) -> str:
+        return f"list<{self.element_type}>"
+
+
+@dataclass(frozen=True)
+class MapType(IcebergType):
+    key_id: int
+    key_type: IcebergType
+    value_id: int
+    value_type: IcebergType
+    value_required: bool = False
+
+    @property
+    def is_nested(self) -> bool:
+        return True
+
+    @property
+    def key_field(self) -> NestedField:
+        # Map keys are always required (spec: Nested Types).
+        return NestedField(self.key_id, "key", self.key_type, True)
+
+    @property
+    def value_field(self) -> NestedField:
+        return NestedField(self.value_id, "value", self.value_type, self.value_required)
+
+    def child_fields(self) -> tuple[NestedField, ...]:
+        return (self.key_field, self.value_field)
+
+    def __str__(self) -> str:
+        return f"map<{self.key_type}, {self.value_type}>"
+
+
+# --- JSON (Appendix C, "Schemas") -------------------------------------------------------------
+
+
+def field_to_json(f: NestedField) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": f.field_id,
+        "name": f.name,
+        "required": f.required,
+        "type": type_to_json(f.field_type),
+    }
+    if f.doc is not None:
+        out["doc"] = f.doc
+    if f.initial_default is not None:
+        out["initial-default"] = f.initial_default
+    if f.write_default is not None:
+        out["write-default"] = f.write_default
+    return out
+
+
+def type_to_json(t: IcebergType) -> Any:
+    """The Appendix C JSON of a type: a string for primitives, an object for nested types."""
+    if isinstance(t, StructType):
+        return {"type": "struct", "fields": [field_to_json(f) for f in t.fields]}
+    if isinstance(t, ListType):
+        return {
+            "type": "list",
+            "element-id": t.element_id,
+            "element": type_to_json(t.element_type),
+            "element-required": t.element_required,
+        }
+    if isinstance(t, MapType):
+        return {
+            "type": "map",
+            "key-id": t.key_id,
+            "key": type_to_json(t.key_type),
+            "value-id": t.value_id,
+            "value": type_to_json(t.value_type),
+            "value-required": t.value_required,
+        }
+    if isinstance(t, (PrimitiveType, VariantType)):
+        return str(t)
+    raise InvalidMetadataError(f"cannot serialize unknown type {t!r}")
+
+
+def field_from_json(node: Any, what: str = "struct field") -> NestedField:
+    obj = js.as_object(node, what)
+    field_id = js.get_int(obj, "id", what)
+    where = f"field {field_id}"
+    name = js.get_str(obj, "name", where)
+    if "type" not in obj:
+        raise InvalidMetadataError(f"{where} ({name}) is missing required field 'type'")
+    field_type = type_from_json(obj["type"], f"{where} ({name})")
+    return NestedField(
+        field_id=field_id,
+        name=name,
+        field_type=field_type,
+        required=js.get_bool(obj, "required", where),
+        doc=js.opt_str(obj, "doc", where),
+        initial_default=obj.get("initial-default"),
+        write_default=obj.get("write-default"),
+    )
+
+
+def type_from_json(node: Any, what: str = "type") -> IcebergType:
+    """Parse the Appendix C JSON of a type (a type string or a struct/list/map object)."""
+    if isinstance(node, str):
+        return parse_type(node)
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if kind == "struct":
+            fields = js.get_list(node, "fields", f"{what} struct")
+            return StructType(tuple(field_from_json(f) for f in fields))
+        if kind == "list":
+            where = f"{what} list"
+            return ListType(
+                element_id=js.get_int(node, "element-id", where),
+                element_type=type_from_json(_required_key(node, "element", where), where),
+                element_required=js.get_bool(node, "element-required", where),
+            )
+        if kind == "map":
+            where = f"{what} map"
+            return MapType(
+                key_id=js.get_int(node, "key-id", where),
+                key_type=type_from_json(_required_key(node, "key", where), where),
+                value_id=js.get_int(node, "value-id", where),
+                value_type=type_from_json(_required_key(node, "value", where), where),
+                value_required=js.get_bool(node, "value-required", where),
+            )
+    raise UnknownTypeError(f"cannot parse {what} from JSON: {js._show(node)}")
+
+
+def _required_key(node: js.JsonObject, key: str, what: str) -> Any:
+    if key not in node:
+        raise InvalidMetadataError(f"{what} is missing required field {key!r}")
+    return node[key]

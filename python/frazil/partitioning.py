@@ -55,11 +55,16 @@ __all__ = [
 PARTITION_DATA_ID_START = 1000
 
 _PLAIN = ("identity", "year", "month", "day", "hour", "void")
-_WITH_PARAMETER = re.compile(r"(\w+)\[(\d+)\]")
+_WITH_PARAMETER = re.compile(r"(\w+)\[(.*)\]", re.DOTALL)
 
 
 def is_known_transform(text: str) -> bool:
-    """Whether ``text`` names a transform of the spec (else it is kept as unknown)."""
+    """Whether ``text`` names a transform of the spec (else it is kept as unknown).
+
+    ``bucket[...]`` and ``truncate[...]`` count as known whatever the brackets hold, so a
+    malformed parameter (``bucket[x]``, ``bucket[-3]``) is refused rather than kept; Java would
+    keep it as an unknown transform, but no engine writes one and it can only be a mistake.
+    """
     match = _WITH_PARAMETER.fullmatch(text)
     if match:
         return match.group(1).lower() in ("bucket", "truncate")

@@ -71,7 +71,14 @@ class Schema:
             if not isinstance(f, NestedField):
                 raise InvalidSchemaError(f"schema fields must be NestedField, got {f!r}")
         seen: dict[int, str] = {}
+        names: set[str] = set()
         for name, f in _walk(self.as_struct(), ()):
+            if name in names:
+                # Java: "Invalid schema: multiple fields for name".
+                raise InvalidSchemaError(
+                    f"schema {self.schema_id}: more than one field is named {name!r}"
+                )
+            names.add(name)
             if f.field_id in seen:
                 raise InvalidSchemaError(
                     f"schema {self.schema_id}: duplicate field id {f.field_id} "

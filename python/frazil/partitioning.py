@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from frazil import _jsonutil as js
-from frazil._native import Transform
 from frazil.errors import (
     InvalidMetadataError,
     UnknownTypeError,
     UnsupportedTransformError,
 )
+from frazil.transforms import Transform
 from frazil.types import (
     IcebergType,
     IntegerType,

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from frazil import _jsonutil as js
-from frazil._native import Transform
 from frazil.errors import InvalidMetadataError, UnsupportedTransformError
 from frazil.partitioning import (
     _model,
@@ -19,6 +18,7 @@ from frazil.partitioning import (
     check_transform_source,
     is_known_transform,
 )
+from frazil.transforms import Transform
 from frazil.types import PrimitiveType
 
 if TYPE_CHECKING:

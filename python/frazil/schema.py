@@ -25,6 +25,7 @@ from frazil.types import (
     NestedField,
     PrimitiveType,
     StructType,
+    UnknownType,
     field_to_json,
     type_from_json,
 )
@@ -90,6 +91,11 @@ class Schema:
                     f"reserved for metadata columns (ids must be <= {MAX_FIELD_ID})"
                 )
             seen[f.field_id] = name
+            if f.required and isinstance(f.field_type, UnknownType):
+                # v3 `unknown` columns are always null (Java refuses a required one).
+                raise InvalidSchemaError(
+                    f"schema {self.schema_id}: field {name!r} of type unknown must be optional"
+                )
         self._check_identifier_fields()
 
     # --- identifier fields (spec: "Identifier Field IDs") -------------------------------------

@@ -149,15 +149,21 @@ def schemas(draw: st.DrawFn) -> Schema:
                     defaults["initial_default"] = draw(default_for(field_type))
                     defaults["write_default"] = draw(default_for(field_type))
                 doc = draw(st.none() | st.text(max_size=10))
-                out.append(NestedField(field_id, f.name, field_type, f.required, doc, **defaults))
+                is_required = f.required and not isinstance(field_type, UnknownType)
+                out.append(NestedField(field_id, f.name, field_type, is_required, doc, **defaults))
             return StructType(tuple(out))
         if isinstance(t, ListType):
             element_id = next(next_id)
-            return ListType(element_id, assign(t.element_type), t.element_required)
+            element = assign(t.element_type)
+            element_required = t.element_required and not isinstance(element, UnknownType)
+            return ListType(element_id, element, element_required)
         if isinstance(t, MapType):
             key_id, value_id = next(next_id), next(next_id)
-            return MapType(key_id, assign(t.key_type), value_id, assign(t.value_type),
-                           t.value_required)
+            key, value = assign(t.key_type), assign(t.value_type)
+            if isinstance(key, UnknownType):
+                key = StringType()
+            value_required = t.value_required and not isinstance(value, UnknownType)
+            return MapType(key_id, key, value_id, value, value_required)
         return t
 
     top = draw(shapes().filter(lambda t: isinstance(t, StructType)))

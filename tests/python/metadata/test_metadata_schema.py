@@ -18,6 +18,7 @@ from frazil.types import (
     StringType,
     StructType,
     TimestampNanoType,
+    UnknownType,
     VariantType,
     optional,
     required,
@@ -187,6 +188,14 @@ def test_schema_json_without_id_reads_as_zero() -> None:
     assert schema.schema_id == 0
     with pytest.raises(InvalidSchemaError, match="must be \"struct\""):
         Schema.from_json({"type": "list", "fields": []})
+
+
+def test_unknown_type_must_be_optional() -> None:
+    Schema(optional(1, "u", UnknownType()))
+    with pytest.raises(InvalidSchemaError, match="'u' of type unknown must be optional"):
+        Schema(required(1, "u", UnknownType()))
+    with pytest.raises(InvalidSchemaError, match="'l.element' of type unknown"):
+        Schema(optional(1, "l", ListType(2, UnknownType(), element_required=True)))
 
 
 def test_duplicate_names_are_refused() -> None:

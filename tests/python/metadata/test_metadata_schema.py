@@ -194,7 +194,7 @@ def test_unknown_type_must_be_optional() -> None:
     Schema(optional(1, "u", UnknownType()))
     with pytest.raises(InvalidSchemaError, match="'u' of type unknown must be optional"):
         Schema(required(1, "u", UnknownType()))
-    with pytest.raises(InvalidSchemaError, match="'l.element' of type unknown"):
+    with pytest.raises(InvalidSchemaError, match=r"'l\.element' of type unknown"):
         Schema(optional(1, "l", ListType(2, UnknownType(), element_required=True)))
 
 

@@ -91,9 +91,11 @@ _KNOWN_FIELDS = frozenset(
 )
 
 
-def _unique(items: tuple[Any, ...], key: str, what: str) -> dict[int, Any]:
+def _unique(items: tuple[Any, ...], key: str, what: str, cls: type) -> dict[int, Any]:
     index: dict[int, Any] = {}
     for item in items:
+        if not isinstance(item, cls):
+            raise InvalidMetadataError(f"a {what} must be a {cls.__name__}, got {item!r}")
         item_id = getattr(item, key)
         if item_id in index:
             raise InvalidMetadataError(f"duplicate {what} id {item_id}")
@@ -172,7 +174,7 @@ class TableMetadata:
         if version < 3 and self.next_row_id is not None:
             raise InvalidMetadataError(f"next-row-id is a v3 field; this table is v{version}")
 
-        schemas = _unique(self.schemas, "schema_id", "schema")
+        schemas = _unique(self.schemas, "schema_id", "schema", Schema)
         if self.current_schema_id not in schemas:
             raise InvalidMetadataError(
                 f"current-schema-id {self.current_schema_id} is not among the schemas "
@@ -182,7 +184,7 @@ class TableMetadata:
             schema.check_format_version(version)
         current_schema = schemas[self.current_schema_id]
 
-        specs = _unique(self.partition_specs, "spec_id", "partition spec")
+        specs = _unique(self.partition_specs, "spec_id", "partition spec", PartitionSpec)
         if self.default_spec_id not in specs:
             raise InvalidMetadataError(
                 f"default-spec-id {self.default_spec_id} is not among the partition specs "
@@ -192,7 +194,7 @@ class TableMetadata:
         # older ones may name columns that were dropped since.
         specs[self.default_spec_id].check_compatible(current_schema)
 
-        orders = _unique(self.sort_orders, "order_id", "sort order")
+        orders = _unique(self.sort_orders, "order_id", "sort order", SortOrder)
         if self.default_sort_order_id not in orders:
             raise InvalidMetadataError(
                 f"default-sort-order-id {self.default_sort_order_id} is not among the sort "
@@ -200,7 +202,7 @@ class TableMetadata:
             )
         orders[self.default_sort_order_id].check_compatible(current_schema)
 
-        snapshots = _unique(self.snapshots, "snapshot_id", "snapshot")
+        snapshots = _unique(self.snapshots, "snapshot_id", "snapshot", Snapshot)
         if version >= 2:
             for snapshot in self.snapshots:
                 if snapshot.sequence_number > self.last_sequence_number:

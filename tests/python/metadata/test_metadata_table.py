@@ -380,6 +380,10 @@ def test_functional_updates(v2_java: dict[str, Any]) -> None:
         m.replace(current_snapshot_id=3051729675574597004)
     with pytest.raises(dataclasses.FrozenInstanceError):
         m.location = "elsewhere"  # type: ignore[misc]
+    with pytest.raises(InvalidMetadataError, match="a snapshot must be a Snapshot"):
+        m.replace(snapshots=({"snapshot-id": 1},))
+    with pytest.raises(InvalidMetadataError, match="ref 'main' must be a SnapshotRef"):
+        m.replace(refs={"main": 3055729675574597004})
 
 
 def test_new_table_metadata() -> None:

@@ -7,7 +7,20 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from frazil import NameMapping, PartitionField, PartitionSpec, Schema, TableMetadata
+from frazil import (
+    BlobMetadata,
+    MetadataLogEntry,
+    NameMapping,
+    PartitionField,
+    PartitionSpec,
+    PartitionStatisticsFile,
+    Schema,
+    Snapshot,
+    SnapshotLogEntry,
+    SnapshotRef,
+    StatisticsFile,
+    TableMetadata,
+)
 from frazil.types import (
     BinaryType,
     BooleanType,
@@ -211,3 +224,93 @@ def test_name_mapping_from_schema_round_trips(schema: Schema) -> None:
     assert NameMapping.from_json(mapping.to_json()) == mapping
     for name, f in schema.all_fields():
         assert mapping.field_id(name.split(".")) == f.field_id
+
+
+@st.composite
+def table_metadata(draw: st.DrawFn) -> TableMetadata:
+    """Random valid metadata: a snapshot chain with branches, tags, logs and statistics."""
+    version = draw(st.integers(1, 3))
+    schema = draw(schemas().filter(lambda s: s.min_format_version() <= version))
+    count = draw(st.integers(0, 6))
+    ids = draw(st.lists(st.integers(1, 2**63 - 1), min_size=count, max_size=count, unique=True))
+    snapshots = []
+    for position, snapshot_id in enumerate(ids):
+        v1_manifests = version == 1 and draw(st.booleans())
+        snapshots.append(
+            Snapshot(
+                snapshot_id=snapshot_id,
+                parent_snapshot_id=ids[position - 1] if position else None,
+                timestamp_ms=1_600_000_000_000 + position,
+                sequence_number=position + 1 if version > 1 else 0,
+                manifest_list=None if v1_manifests else f"file:///t/snap-{snapshot_id}.avro",
+                manifests=("file:///t/m0.avro",) if v1_manifests else None,
+                summary=draw(st.none() | st.just({"operation": "append", "added-records": "1"})),
+                schema_id=draw(st.none() | st.just(schema.schema_id)),
+                first_row_id=position * 10 if version >= 3 else None,
+                added_rows=10 if version >= 3 else None,
+            )
+        )
+    current = ids[-1] if ids and draw(st.booleans()) else None
+    refs: dict[str, SnapshotRef] = {} if current is None else {"main": SnapshotRef.branch(current)}
+    for name in draw(st.lists(NAMES.filter(lambda n: n != "main"), max_size=3, unique=True)):
+        if not ids:
+            break
+        target = draw(st.sampled_from(ids))
+        refs[name] = draw(
+            st.builds(SnapshotRef.tag, st.just(target), st.none() | st.integers(1, 2**40))
+            | st.builds(
+                SnapshotRef.branch,
+                st.just(target),
+                min_snapshots_to_keep=st.none() | st.integers(1, 100),
+                max_snapshot_age_ms=st.none() | st.integers(1, 2**40),
+                max_ref_age_ms=st.none() | st.integers(1, 2**40),
+            )
+        )
+    statistics = tuple(
+        StatisticsFile(
+            snapshot_id=i,
+            statistics_path=f"file:///t/{i}.stats",
+            file_size_in_bytes=100,
+            file_footer_size_in_bytes=10,
+            blob_metadata=(BlobMetadata("apache-datasketches-theta-v1", i, 1, (1,),
+                                        draw(st.dictionaries(NAMES, NAMES, max_size=2))),),
+        )
+        for i in ids[:2]
+    )
+    return TableMetadata(
+        format_version=version,
+        table_uuid=str(draw(st.uuids())) if version > 1 or draw(st.booleans()) else None,
+        location="file:///t",
+        last_sequence_number=count if version > 1 else 0,
+        last_updated_ms=1_700_000_000_000,
+        last_column_id=schema.highest_field_id() + draw(st.integers(0, 3)),
+        schemas=(schema,),
+        current_schema_id=schema.schema_id,
+        properties=draw(st.dictionaries(NAMES, st.text(max_size=5), max_size=3)),
+        current_snapshot_id=current,
+        snapshots=tuple(snapshots),
+        snapshot_log=tuple(SnapshotLogEntry(s.timestamp_ms, s.snapshot_id) for s in snapshots),
+        metadata_log=(MetadataLogEntry(1, "file:///t/metadata/v1.metadata.json"),),
+        refs=refs,
+        statistics=statistics,
+        partition_statistics=tuple(
+            PartitionStatisticsFile(i, f"file:///t/{i}.parquet", 7) for i in ids[:1]
+        ),
+        next_row_id=count * 10 if version >= 3 else None,
+        extras=draw(st.dictionaries(st.sampled_from(["x-future", "y-future"]),
+                                    st.integers() | st.text(max_size=3), max_size=2)),
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(table_metadata())
+def test_random_table_metadata_round_trips(metadata: TableMetadata) -> None:
+    text = metadata.to_json()
+    again = TableMetadata.from_json(text)
+    assert again == metadata
+    assert json.loads(again.to_json()) == json.loads(text)
+    if metadata.format_version == 1:
+        assert "last-sequence-number" not in json.loads(text)
+        assert json.loads(text)["schema"] == metadata.schema().to_json()
+    if metadata.current_snapshot_id is not None:
+        assert again.current_snapshot() == again.snapshot_by_name("main")

@@ -232,13 +232,11 @@ class PartitionSpec:
         for f in self.fields:
             source = schema.find_type(f.source_id)
             if source is None:
-                # A void field whose source was dropped (spec: Partition Evolution, v1).
-                if f.transform != "void":
-                    raise InvalidMetadataError(
-                        f"partition spec {self.spec_id}: cannot find source column "
-                        f"{f.source_id} for field {f.name!r}"
-                    )
-                result: IcebergType = IntegerType()
+                # The source column was dropped (an old spec, or a v1 void field): as Java,
+                # transforms with a fixed result type still give it, the others give `unknown`.
+                model = _model(f.transform)
+                fixed = model.name in ("bucket", "year", "month", "day", "hour")
+                result: IcebergType = IntegerType() if fixed else UnknownType()
             else:
                 result = transform_result_type(f.transform, source)
             out.append(NestedField(f.field_id, f.name, result, required=False))

@@ -329,6 +329,10 @@ class NestedField:
             raise InvalidMetadataError(f"field id must be an int, got {self.field_id!r}")
         if not isinstance(self.name, str):
             raise InvalidMetadataError(f"field {self.field_id}: name must be a str")
+        if not isinstance(self.required, bool):
+            raise InvalidMetadataError(f"field {self.field_id}: required must be a bool")
+        if self.doc is not None and not isinstance(self.doc, str):
+            raise InvalidMetadataError(f"field {self.field_id}: doc must be a str")
         if not isinstance(self.field_type, IcebergType):
             raise InvalidMetadataError(
                 f"field {self.field_id} ({self.name}): type must be an IcebergType, "

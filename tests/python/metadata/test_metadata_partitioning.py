@@ -130,6 +130,14 @@ def test_partition_sources_are_checked(
         spec((source, transform, "p")).check_compatible(schema())
 
 
+def test_partition_type_with_dropped_sources() -> None:
+    # As Java: a dropped source reads as `unknown`; fixed result types survive.
+    s = spec((99, "bucket[4]", "b"), (98, "void", "v"), (97, "identity", "i"), (96, "day", "d"))
+    assert [str(f.field_type) for f in s.partition_type(schema()).fields] == [
+        "int", "unknown", "unknown", "int"
+    ]
+
+
 def test_allowed_partition_sources() -> None:
     spec(
         (5, "month", "d_month"),  # nested in a struct is fine

@@ -110,7 +110,8 @@ class TableMetadata:
     ``current_snapshot_id`` is None when the table has no current snapshot (JSON ``-1`` or
     ``null``). ``next_row_id`` is set for v3 only. ``extras`` holds unknown top-level fields
     (for instance ``encryption-keys``) as read. ``metadata_location`` is the file this was
-    read from, if any; it is not part of the value (not compared).
+    read from, if any; it is not part of the value (not compared), and a copy made with
+    :meth:`replace` does not inherit it.
     """
 
     format_version: int = 2
@@ -136,7 +137,7 @@ class TableMetadata:
     partition_statistics: tuple[PartitionStatisticsFile, ...] = ()
     next_row_id: int | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
-    metadata_location: str | None = field(default=None, compare=False)
+    metadata_location: str | None = field(default=None, compare=False, init=False)
 
     def __post_init__(self) -> None:
         for name in (
@@ -481,7 +482,7 @@ def _from_dict(obj: Mapping[str, Any], metadata_location: str | None) -> TableMe
         return js.get_list(obj, key, what) if obj.get(key) is not None else []
 
     known = _KNOWN_FIELDS | ({"next-row-id"} if version >= 3 else set())
-    return TableMetadata(
+    metadata = TableMetadata(
         format_version=version,
         table_uuid=(js.get_str if v2 else js.opt_str)(obj, "table-uuid", what),
         location=js.get_str(obj, "location", what),
@@ -507,8 +508,9 @@ def _from_dict(obj: Mapping[str, Any], metadata_location: str | None) -> TableMe
         ),
         next_row_id=js.get_long(obj, "next-row-id", what) if version >= 3 else None,
         extras={k: v for k, v in obj.items() if k not in known},
-        metadata_location=metadata_location,
     )
+    object.__setattr__(metadata, "metadata_location", metadata_location)
+    return metadata
 
 
 def check_same_table(previous: TableMetadata, refreshed: TableMetadata) -> TableMetadata:

@@ -228,7 +228,9 @@ _VIEW_FIELDS = {
 
 @dataclass(frozen=True, kw_only=True)
 class ViewMetadata:
-    """View metadata. ``view_uuid`` is None only for draft metadata without one."""
+    """View metadata. ``view_uuid`` is None only for draft metadata without one.
+    ``metadata_location`` is the file this was read from, if any (not compared, not copied
+    by :meth:`replace`)."""
 
     view_uuid: str | None
     format_version: int = 1
@@ -239,7 +241,7 @@ class ViewMetadata:
     schemas: tuple[Schema, ...] = ()
     properties: Mapping[str, str] = field(default_factory=dict)
     extras: Mapping[str, Any] = field(default_factory=dict)
-    metadata_location: str | None = field(default=None, compare=False)
+    metadata_location: str | None = field(default=None, compare=False, init=False)
 
     def __post_init__(self) -> None:
         for name in ("versions", "version_log", "schemas"):
@@ -340,7 +342,7 @@ def _view_from_dict(obj: Mapping[str, Any], metadata_location: str | None) -> Vi
         if obj.get("schemas") is not None
         else ()
     )
-    return ViewMetadata(
+    view = ViewMetadata(
         view_uuid=js.opt_str(obj, "view-uuid", what),
         format_version=version,
         location=js.get_str(obj, "location", what),
@@ -352,5 +354,6 @@ def _view_from_dict(obj: Mapping[str, Any], metadata_location: str | None) -> Vi
         schemas=schemas,
         properties=js.opt_str_map(obj, "properties", what) or {},
         extras=_extras(obj, _VIEW_FIELDS),
-        metadata_location=metadata_location,
     )
+    object.__setattr__(view, "metadata_location", metadata_location)
+    return view

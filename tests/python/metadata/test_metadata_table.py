@@ -412,6 +412,7 @@ def test_read_and_write_files(tmp_path: Path, v2_java: dict[str, Any]) -> None:
     assert uri.startswith("file:///")
     read = read_metadata(uri)
     assert read == m and read.metadata_location == uri
+    assert read.replace(properties={}).metadata_location is None
     assert read_metadata("file:" + str(plain)) == m  # Hadoop's file:/path form
     with pytest.raises(FileExistsError):
         write_metadata(m, plain)  # metadata files are never overwritten

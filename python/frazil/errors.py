@@ -8,6 +8,7 @@ code written against ``ValueError`` or ``TypeError`` keeps working.
 from __future__ import annotations
 
 __all__ = [
+    "CommitFailedError",
     "FrazilError",
     "FrazilTypeError",
     "InternalError",
@@ -15,6 +16,7 @@ __all__ = [
     "InvalidMetadataError",
     "InvalidSchemaError",
     "InvalidTransformError",
+    "InvalidUpdateError",
     "InvalidValueError",
     "TableUUIDMismatchError",
     "UnknownFieldError",
@@ -60,6 +62,16 @@ class InvalidMetadataError(ValidationError):
 class InvalidSchemaError(InvalidMetadataError):
     """A schema that breaks a rule of the spec: duplicate or reserved field ids, bad identifier
     fields, a type or default value its format version does not allow."""
+
+
+class InvalidUpdateError(ValidationError):
+    """A metadata update or an evolution (schema, partition spec, sort order, view) that breaks a
+    rule of the spec: a narrowing type change, a reused field id, a downgrade, and so on."""
+
+
+class CommitFailedError(FrazilError):
+    """A commit whose requirements no longer hold: the table changed since the update was built
+    (the REST catalog's ``CommitFailedException``). Refresh and retry."""
 
 
 class UnsupportedFormatVersionError(ValidationError):

@@ -1,0 +1,91 @@
+"""The common shape of the evolution builders (schema, partition spec, sort order).
+
+A builder is created from the table's current metadata, collects changes through its methods,
+and produces ``(updates, requirements)``: the updates to commit and the requirements that must
+still hold of the table when they are applied (the REST protocol's commit body). Until catalogs
+exist, :meth:`EvolutionBuilder.commit_to` checks the requirements against a TableMetadata and
+applies the updates to it. Used as a context manager, the builder commits on a clean exit and
+leaves the new metadata in :attr:`EvolutionBuilder.metadata`.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+from frazil.errors import FrazilError, InvalidUpdateError
+from frazil.metadata import TableMetadata
+from frazil.table._apply import apply_updates
+from frazil.table.requirements import TableRequirement, requirements_for, validate_requirements
+from frazil.table.updates import TableUpdate
+
+__all__ = ["EvolutionBuilder"]
+
+Result = TypeVar("Result")
+_Self = TypeVar("_Self", bound="EvolutionBuilder[Any]")
+
+
+class EvolutionBuilder(Generic[Result]):
+    """Base of the evolution builders. ``Result`` is what :meth:`apply` returns."""
+
+    def __init__(self, metadata: TableMetadata) -> None:
+        if not isinstance(metadata, TableMetadata):
+            raise InvalidUpdateError(
+                f"{type(self).__name__} needs a TableMetadata, got {type(metadata).__name__}"
+            )
+        self._base = metadata
+        self._result: TableMetadata | None = None
+
+    @property
+    def base(self) -> TableMetadata:
+        """The metadata the changes were built against."""
+        return self._base
+
+    def apply(self) -> Result:
+        """The new schema, spec or order, without committing anything."""
+        raise NotImplementedError
+
+    def updates(self) -> tuple[TableUpdate, ...]:
+        """The table updates that commit these changes (empty when nothing changes)."""
+        raise NotImplementedError
+
+    def updates_and_requirements(
+        self,
+    ) -> tuple[tuple[TableUpdate, ...], tuple[TableRequirement, ...]]:
+        """The updates and the requirements a catalog must check before applying them."""
+        updates = self.updates()
+        if not updates:
+            return (), ()
+        return updates, requirements_for(self._base, updates)
+
+    def commit_to(
+        self, metadata: TableMetadata | None = None, *, timestamp_ms: int | None = None
+    ) -> TableMetadata:
+        """Check the requirements against ``metadata`` (default: the base metadata), apply the
+        updates to it and return the new metadata. Raises CommitFailedError when ``metadata``
+        changed in a way that conflicts."""
+        target = self._base if metadata is None else metadata
+        updates, requirements = self.updates_and_requirements()
+        validate_requirements(requirements, target)
+        self._result = apply_updates(target, updates, timestamp_ms=timestamp_ms)
+        return self._result
+
+    @property
+    def metadata(self) -> TableMetadata:
+        """The metadata committed by :meth:`commit_to` or by leaving the ``with`` block."""
+        if self._result is None:
+            raise FrazilError(f"{type(self).__name__} has not been committed yet")
+        return self._result
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.commit_to()
+

@@ -240,7 +240,9 @@ class _Builder:
             return
         spec.check_compatible(self._current_schema())
         if self.format_version == 1:
-            expected = list(range(PARTITION_DATA_ID_START, PARTITION_DATA_ID_START + len(spec.fields)))
+            expected = list(
+                range(PARTITION_DATA_ID_START, PARTITION_DATA_ID_START + len(spec.fields))
+            )
             if [f.field_id for f in spec.fields] != expected:
                 raise InvalidUpdateError(
                     f"partition spec {spec} does not use the sequential field ids from "
@@ -271,8 +273,9 @@ class _Builder:
                     )
                 continue
             for old in before:
-                same_transform = (
-                    old.transform == f.transform or "void" in (old.transform, f.transform)
+                same_transform = old.transform == f.transform or "void" in (
+                    old.transform,
+                    f.transform,
                 )
                 if old.source_id != f.source_id or not same_transform:
                     raise InvalidUpdateError(
@@ -298,7 +301,9 @@ class _Builder:
     def _AddSortOrder(self, u: AddSortOrder) -> None:
         order = u.sort_order
         if order.is_unsorted():
-            existing: SortOrder | None = next((o for o in self.sort_orders if o.is_unsorted()), None)
+            existing: SortOrder | None = next(
+                (o for o in self.sort_orders if o.is_unsorted()), None
+            )
         else:
             existing = next((o for o in self.sort_orders if o.fields == order.fields), None)
         if existing is not None:

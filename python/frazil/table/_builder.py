@@ -88,4 +88,3 @@ class EvolutionBuilder(Generic[Result]):
     ) -> None:
         if exc_type is None:
             self.commit_to()
-

@@ -75,7 +75,9 @@ def check_default(value: Any, t: IcebergType, name: str) -> None:
             scale = len(digits[1]) if len(digits) == 2 else 0
             precision = len(digits[0].lstrip("0")) + scale
             if scale != t.scale or precision > t.precision:
-                raise _fail(name, value, t, f"needs scale {t.scale} and at most {t.precision} digits")
+                raise _fail(
+                    name, value, t, f"needs scale {t.scale} and at most {t.precision} digits"
+                )
     elif isinstance(t, StringType):
         ok = isinstance(value, str)
     elif isinstance(t, UUIDType):
@@ -85,7 +87,9 @@ def check_default(value: Any, t: IcebergType, name: str) -> None:
     elif isinstance(t, TimeType):
         ok = isinstance(value, str) and bool(_TIME.fullmatch(value))
     elif isinstance(t, (TimestampType, TimestampNanoType)):
-        ok = isinstance(value, str) and bool(re.fullmatch(rf"{_DATE.pattern}T{_TIME.pattern}", value))
+        ok = isinstance(value, str) and bool(
+            re.fullmatch(rf"{_DATE.pattern}T{_TIME.pattern}", value)
+        )
     elif isinstance(t, (TimestamptzType, TimestamptzNanoType)):
         pattern = rf"{_DATE.pattern}T{_TIME.pattern}{_ZONE}"
         ok = isinstance(value, str) and bool(re.fullmatch(pattern, value))

@@ -299,4 +299,3 @@ def requirements_for(
         elif isinstance(update, SetDefaultSortOrder):
             once("order", AssertDefaultSortOrderId(base.default_sort_order_id))
     return tuple(out)
-

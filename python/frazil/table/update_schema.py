@@ -467,13 +467,13 @@ class UpdateSchema(EvolutionBuilder[Schema]):
         result = Schema(fields=fields, schema_id=self._schema.schema_id)
         ids = []
         for name in self._identifier_names:
-            field_id = result.find_field_id(name, self._case_sensitive)
-            if field_id is None:
+            found = result.find_field_id(name, self._case_sensitive)
+            if found is None:
                 raise InvalidUpdateError(
                     f"cannot make {name!r} an identifier field: not found in the schema or the "
                     "added columns"
                 )
-            ids.append(field_id)
+            ids.append(found)
         return Schema(fields=fields, schema_id=self._schema.schema_id, identifier_field_ids=ids)
 
     def updates(self) -> tuple[TableUpdate, ...]:

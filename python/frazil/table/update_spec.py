@@ -104,7 +104,9 @@ class UpdateSpec(EvolutionBuilder[PartitionSpec]):
         check_transform_source(text, column.field_type, f"partition field on {source!r}")
         return column.field_id, text
 
-    def _recycle_or_create(self, source_id: int, transform: str, name: str | None) -> PartitionField:
+    def _recycle_or_create(
+        self, source_id: int, transform: str, name: str | None
+    ) -> PartitionField:
         if self._version >= 2:
             for spec in self._base.partition_specs:
                 for f in spec.fields:
@@ -231,7 +233,9 @@ class UpdateSpec(EvolutionBuilder[PartitionSpec]):
         names: set[str] = set()
         for f in fields:
             if f.name in names:
-                raise InvalidUpdateError(f"the partition spec would have two fields named {f.name!r}")
+                raise InvalidUpdateError(
+                    f"the partition spec would have two fields named {f.name!r}"
+                )
             names.add(f.name)
             column = self._schema.find_field(f.name)
             if (

@@ -239,9 +239,10 @@ class _ViewBuilder:
             raise InvalidUpdateError("a view needs a current version")
         versions = {v.version_id: v for v in self.versions}
         current = versions[self.current]
-        if self.base is not None and self.properties.get(
-            REPLACE_DROP_DIALECT_ALLOWED, "false"
-        ).lower() != "true":
+        if (
+            self.base is not None
+            and self.properties.get(REPLACE_DROP_DIALECT_ALLOWED, "false").lower() != "true"
+        ):
             previous = self.base.current_version()
             lost = _dialects(previous) - _dialects(current)
             if lost:
@@ -262,7 +263,8 @@ class _ViewBuilder:
         if len(self.versions) > keep_count:
             # Ids are assigned in increasing order: keep the newest, and always the current.
             newest = sorted(versions, reverse=True)
-            keep = [self.current] + [i for i in newest if i != self.current][: keep_count - 1]
+            others = [i for i in newest if i != self.current]
+            keep = {self.current, *others[: keep_count - 1]}
             kept_versions = [v for v in self.versions if v.version_id in keep]
             history = []
             for entry in self.history:
@@ -301,14 +303,15 @@ def _schema_with_aliases(
     schema: Schema, aliases: Sequence[str] | None, docs: Sequence[str | None] | None
 ) -> Schema:
     fields = list(schema.fields)
-    for values, attribute in ((aliases, "name"), (docs, "doc")):
-        if values is None:
-            continue
-        if len(values) != len(fields):
+    for values, what in ((aliases, "aliases"), (docs, "docs")):
+        if values is not None and len(values) != len(fields):
             raise InvalidUpdateError(
-                f"got {len(values)} column {attribute}s for a view schema of {len(fields)} columns"
+                f"got {len(values)} column {what} for a view schema of {len(fields)} columns"
             )
-        fields = [dataclasses.replace(f, **{attribute: v}) for f, v in zip(fields, values, strict=True)]
+    if aliases is not None:
+        fields = [dataclasses.replace(f, name=a) for f, a in zip(fields, aliases, strict=True)]
+    if docs is not None:
+        fields = [dataclasses.replace(f, doc=d) for f, d in zip(fields, docs, strict=True)]
     return Schema(
         fields=tuple(fields),
         schema_id=schema.schema_id,
@@ -362,9 +365,7 @@ class ReplaceView:
 
     def updates(self) -> tuple[TableUpdate, ...]:
         version = self._version
-        existing = next(
-            (s for s in self._base.schemas if same_schema(s, self._schema)), None
-        )
+        existing = next((s for s in self._base.schemas if same_schema(s, self._schema)), None)
         if existing is not None:
             version = dataclasses.replace(version, schema_id=existing.schema_id)
             return (AddViewVersion(version), SetCurrentViewVersion(LAST_ADDED))

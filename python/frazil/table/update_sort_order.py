@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from frazil.errors import InvalidUpdateError
 from frazil.metadata import TableMetadata
-from frazil.partitioning import canonical_transform, check_transform_source
+from frazil.partitioning import canonical_transform, check_transform_source, is_known_transform
 from frazil.sorting import NullOrder, SortDirection, SortField, SortOrder
 from frazil.table._builder import EvolutionBuilder
 from frazil.table.updates import LAST_ADDED, AddSortOrder, SetDefaultSortOrder, TableUpdate
@@ -49,6 +49,8 @@ class UpdateSortOrder(EvolutionBuilder[SortOrder]):
                 f"cannot sort by {source!r}: it is a {column.field_type}, not a primitive"
             )
         text = canonical_transform(str(transform))
+        if not is_known_transform(text):
+            raise InvalidUpdateError(f"cannot sort by the unknown transform {transform!r}")
         check_transform_source(text, column.field_type, f"sort field on {source!r}")
         field = SortField(column.field_id, text, direction, null_order)  # type: ignore[arg-type]
         self._fields.append(field)

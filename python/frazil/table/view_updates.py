@@ -366,14 +366,20 @@ class ReplaceView:
     def updates(self) -> tuple[TableUpdate, ...]:
         version = self._version
         existing = next((s for s in self._base.schemas if same_schema(s, self._schema)), None)
-        if existing is not None:
-            version = dataclasses.replace(version, schema_id=existing.schema_id)
-            return (AddViewVersion(version), SetCurrentViewVersion(LAST_ADDED))
-        return (
-            AddSchema(self._schema),
-            AddViewVersion(version),
-            SetCurrentViewVersion(LAST_ADDED),
-        )
+        if existing is None:
+            return (
+                AddSchema(self._schema),
+                AddViewVersion(version),
+                SetCurrentViewVersion(LAST_ADDED),
+            )
+        version = dataclasses.replace(version, schema_id=existing.schema_id)
+        same = next((v for v in self._base.versions if _same_version(v, version)), None)
+        if same is not None:
+            # Back to a version the view has (Java reuses it rather than adding a copy).
+            if same.version_id == self._base.current_version_id:
+                return ()
+            return (SetCurrentViewVersion(same.version_id),)
+        return (AddViewVersion(version), SetCurrentViewVersion(LAST_ADDED))
 
     def requirements(self) -> tuple[AssertViewUUID, ...]:
         uuid = self._base.view_uuid
@@ -383,7 +389,10 @@ class ReplaceView:
         target = self._base if metadata is None else metadata
         for requirement in self.requirements():
             requirement.validate(target)
-        return apply_view_updates(target, self.updates(), timestamp_ms=self._now)
+        updates = self.updates()
+        if not updates:
+            return target
+        return apply_view_updates(target, updates, timestamp_ms=self._now)
 
 
 def create_view(

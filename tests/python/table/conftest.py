@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
+from frazil import Schema, TableMetadata
 from table_helpers import UUID, sample_schema
 
-from frazil import Schema, TableMetadata
 
 @pytest.fixture
 def make_metadata() -> Callable[..., TableMetadata]:
-    def make(format_version: int = 2, schema: Schema | None = None, **kwargs: object) -> TableMetadata:
+    def make(
+        format_version: int = 2, schema: Schema | None = None, **kwargs: object
+    ) -> TableMetadata:
         return TableMetadata.new(
             schema if schema is not None else sample_schema(),
             "file:///tmp/warehouse/t",

@@ -8,10 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from table_helpers import UUID, sample_schema
-
 from frazil import TableMetadata
 from frazil.errors import FrazilError
 from frazil.table import UpdateSchema, UpdateSpec
@@ -32,6 +28,9 @@ from frazil.types import (
     TimestampType,
     optional,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from table_helpers import UUID, sample_schema
 
 PRIMITIVES: list[IcebergType] = [
     IntegerType(),
@@ -70,7 +69,18 @@ def step(metadata: TableMetadata, data: st.DataObject) -> TableMetadata:
     structs = [name for name, f in columns if isinstance(f.field_type, StructType)]
     op = data.draw(
         st.sampled_from(
-            ["add", "add_nested", "delete", "rename", "promote", "optional", "move", "part_add", "part_remove", "part_rename"]
+            [
+                "add",
+                "add_nested",
+                "delete",
+                "rename",
+                "promote",
+                "optional",
+                "move",
+                "part_add",
+                "part_remove",
+                "part_rename",
+            ]
         )
     )
     fresh = data.draw(st.sampled_from(["a", "b", "c", "x", "y", "zz", "data", "id", "ts"]))
@@ -81,13 +91,17 @@ def step(metadata: TableMetadata, data: st.DataObject) -> TableMetadata:
             top = [f.name for f in schema.fields if isinstance(f.field_type, PrimitiveType)]
             if not top:
                 return metadata
-            update_spec.add_field(data.draw(st.sampled_from(top)), data.draw(st.sampled_from(TRANSFORMS)))
+            update_spec.add_field(
+                data.draw(st.sampled_from(top)), data.draw(st.sampled_from(TRANSFORMS))
+            )
         elif not spec.fields:
             return metadata
         elif op == "part_remove":
             update_spec.remove_field(data.draw(st.sampled_from([f.name for f in spec.fields])))
         else:
-            update_spec.rename_field(data.draw(st.sampled_from([f.name for f in spec.fields])), fresh)
+            update_spec.rename_field(
+                data.draw(st.sampled_from([f.name for f in spec.fields])), fresh
+            )
         return update_spec.commit_to()
     update = UpdateSchema(metadata, allow_incompatible_changes=data.draw(st.booleans()))
     name: str = data.draw(st.sampled_from([n for n, _ in columns])) if columns else "id"
@@ -133,9 +147,9 @@ def check_invariants(before: TableMetadata, after: TableMetadata) -> None:
             else:
                 assert kind(old.field_type) == kind(f.field_type)
                 if isinstance(old.field_type, PrimitiveType):
-                    assert is_promotion_allowed(old.field_type, f.field_type) or is_promotion_allowed(
-                        f.field_type, old.field_type
-                    )
+                    assert is_promotion_allowed(
+                        old.field_type, f.field_type
+                    ) or is_promotion_allowed(f.field_type, old.field_type)
     old_partition: dict[int, Any] = {}
     for spec in before.partition_specs:
         for pf in spec.fields:
@@ -148,7 +162,10 @@ def check_invariants(before: TableMetadata, after: TableMetadata) -> None:
                 assert pf.field_id > before.last_partition_id
             else:
                 assert previous.source_id == pf.source_id
-                assert "void" in (previous.transform, pf.transform) or previous.transform == pf.transform
+                assert (
+                    "void" in (previous.transform, pf.transform)
+                    or previous.transform == pf.transform
+                )
     if after.format_version == 1:
         ids = [f.field_id for f in after.spec().fields]
         assert ids == list(range(1000, 1000 + len(ids)))

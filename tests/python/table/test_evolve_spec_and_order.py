@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from frazil import TableMetadata
 from frazil.errors import InvalidTransformError, InvalidUpdateError, UnsupportedTransformError
 from frazil.partitioning import PartitionField, PartitionSpec
@@ -48,13 +47,19 @@ def test_v2_add_remove_and_reuse_ids(v2: TableMetadata) -> None:
     with UpdateSpec(v2) as first:
         first.add_field("id", "bucket[16]").add_field("ts", "day")
     m1 = first.metadata
-    assert fields(m1.spec()) == [(1000, "id_bucket_16", "bucket[16]", 1), (1001, "ts_day", "day", 3)]
+    assert fields(m1.spec()) == [
+        (1000, "id_bucket_16", "bucket[16]", 1),
+        (1001, "ts_day", "day", 3),
+    ]
     assert m1.last_partition_id == 1001 and m1.default_spec_id == 1
     with UpdateSpec(m1) as second:
         second.remove_field("ts_day").add_field("data", "truncate[2]")
     m2 = second.metadata
     # v2 drops the removed field; the new field gets the next id.
-    assert fields(m2.spec()) == [(1000, "id_bucket_16", "bucket[16]", 1), (1002, "data_trunc_2", "truncate[2]", 2)]
+    assert fields(m2.spec()) == [
+        (1000, "id_bucket_16", "bucket[16]", 1),
+        (1002, "data_trunc_2", "truncate[2]", 2),
+    ]
     with UpdateSpec(m2) as third:
         third.add_field("ts", "day")
     # Re-adding a field an earlier spec had reuses its id and name.
@@ -77,7 +82,10 @@ def test_v2_remove_and_re_add_in_one_update_is_no_change(v2: TableMetadata) -> N
 def test_v1_removed_fields_become_void(v1: TableMetadata) -> None:
     m1 = UpdateSpec(v1).add_field("id", "bucket[16]").add_field("ts", "day").commit_to()
     m2 = UpdateSpec(m1).remove_field("ts_day").commit_to()
-    assert fields(m2.spec()) == [(1000, "id_bucket_16", "bucket[16]", 1), (1001, "ts_day", "void", 3)]
+    assert fields(m2.spec()) == [
+        (1000, "id_bucket_16", "bucket[16]", 1),
+        (1001, "ts_day", "void", 3),
+    ]
     m3 = UpdateSpec(m2).add_field("ts", "day").commit_to()
     # No id reuse in v1: the void field keeps its id under a new name, the new field goes last.
     assert fields(m3.spec()) == [
@@ -106,13 +114,21 @@ def test_rename_field(v2: TableMetadata) -> None:
     "call, error, message",
     [
         (lambda u: u.add_field("nope", "identity"), InvalidUpdateError, "no such column"),
-        (lambda u: u.add_field("data", "day"), UnsupportedTransformError, "cannot be applied to string"),
+        (
+            lambda u: u.add_field("data", "day"),
+            UnsupportedTransformError,
+            "cannot be applied to string",
+        ),
         (lambda u: u.add_field("id", "bucket[0]"), InvalidTransformError, "bucket"),
         (lambda u: u.add_field("id", "zorder"), InvalidUpdateError, "unknown transform 'zorder'"),
         (lambda u: u.add_field("location", "identity"), InvalidUpdateError, "not a primitive"),
         (lambda u: u.add_field("points.x", "identity"), InvalidUpdateError, "inside a list or map"),
         (lambda u: u.add_field("id").add_field("id"), InvalidUpdateError, "already added"),
-        (lambda u: u.add_field("id", name="p").add_field("data", name="p"), InvalidUpdateError, "twice"),
+        (
+            lambda u: u.add_field("id", name="p").add_field("data", name="p"),
+            InvalidUpdateError,
+            "twice",
+        ),
         (
             lambda u: u.add_field("ts", "day").add_field("ts", "hour"),
             InvalidUpdateError,
@@ -152,7 +168,9 @@ def test_spec_refusals_on_existing_fields(v2: TableMetadata) -> None:
 
 def test_unknown_transform_in_the_current_spec_is_refused(v2: TableMetadata) -> None:
     spec = PartitionSpec(1, (PartitionField(1, 1000, "zorder", "z"),))
-    metadata = v2.replace(partition_specs=(*v2.partition_specs, spec), default_spec_id=1, last_partition_id=1000)
+    metadata = v2.replace(
+        partition_specs=(*v2.partition_specs, spec), default_spec_id=1, last_partition_id=1000
+    )
     with pytest.raises(InvalidUpdateError, match="unknown transform 'zorder'"):
         UpdateSpec(metadata)
 
@@ -181,7 +199,9 @@ def test_spec_survives_column_rename(v2: TableMetadata) -> None:
     m2 = UpdateSchema(m1).rename_column("ts", "event_time").commit_to()
     assert fields(m2.spec()) == [(1000, "ts_day", "day", 3)]
     # New default names use the new column name.
-    assert UpdateSpec(m2).add_field("event_time", "hour").apply().fields[-1].name == "event_time_hour"
+    assert (
+        UpdateSpec(m2).add_field("event_time", "hour").apply().fields[-1].name == "event_time_hour"
+    )
 
 
 # --- sort orders --------------------------------------------------------------------------------

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from table_helpers import UUID
-
 from frazil import TableMetadata
 from frazil.errors import CommitFailedError, InvalidMetadataError
 from frazil.snapshots import Snapshot, SnapshotRefType
@@ -37,6 +35,7 @@ from frazil.table import (
     validate_requirements,
 )
 from frazil.types import LongType
+from table_helpers import UUID
 
 ALL: list[TableRequirement] = [
     AssertCreate(),
@@ -79,7 +78,10 @@ def test_rest_json_shapes() -> None:
         "type": "assert-last-assigned-partition-id",
         "last-assigned-partition-id": 1000,
     }
-    assert AssertDefaultSpecId(2).to_json() == {"type": "assert-default-spec-id", "default-spec-id": 2}
+    assert AssertDefaultSpecId(2).to_json() == {
+        "type": "assert-default-spec-id",
+        "default-spec-id": 2,
+    }
     assert AssertDefaultSortOrderId(3).to_json() == {
         "type": "assert-default-sort-order-id",
         "default-sort-order-id": 3,
@@ -153,7 +155,11 @@ def test_ref_requirements(v2: TableMetadata) -> None:
     snap = Snapshot(5, 1, None, 1, "m.avro")
     metadata = apply_updates(
         v2,
-        [AddSnapshot(snap), SetSnapshotRef("main", 5), SetSnapshotRef("tag", 5, SnapshotRefType.TAG)],
+        [
+            AddSnapshot(snap),
+            SetSnapshotRef("main", 5),
+            SetSnapshotRef("tag", 5, SnapshotRefType.TAG),
+        ],
     )
     AssertRefSnapshotId("main", 5).validate(metadata)
     with pytest.raises(CommitFailedError, match="branch 'main' has changed: expected snapshot 4"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from frazil import Schema, TableMetadata
 from frazil.errors import InvalidMetadataError, InvalidSchemaError, InvalidUpdateError
 from frazil.partitioning import PartitionField, PartitionSpec
@@ -37,7 +36,6 @@ from frazil.table import (
     update_from_json,
 )
 from frazil.types import LongType, StringType, TimestampNanoType, optional, required
-
 from table_helpers import UUID, sample_schema
 
 
@@ -109,7 +107,10 @@ def test_rest_json_shapes() -> None:
         "snapshot-id": 7,
         "type": "branch",
     }
-    assert SetProperties({"k": "v"}).to_json() == {"action": "set-properties", "updates": {"k": "v"}}
+    assert SetProperties({"k": "v"}).to_json() == {
+        "action": "set-properties",
+        "updates": {"k": "v"},
+    }
     assert RemoveProperties(("k",)).to_json() == {"action": "remove-properties", "removals": ["k"]}
     assert UpgradeFormatVersion(2).to_json() == {
         "action": "upgrade-format-version",
@@ -310,15 +311,19 @@ def test_set_current_schema_errors(v2: TableMetadata) -> None:
 
 def test_add_schema_refuses_reused_field_ids(v2: TableMetadata) -> None:
     # Drop column 2, then try to give id 2 to a new column.
-    dropped = Schema(*[f for f in sample_schema().fields if f.field_id != 2], identifier_field_ids=[1])
+    dropped = Schema(
+        *[f for f in sample_schema().fields if f.field_id != 2], identifier_field_ids=[1]
+    )
     metadata = apply_updates(v2, [AddSchema(dropped), SetCurrentSchema(-1)])
     reused = Schema(*dropped.fields, optional(2, "data", StringType()), identifier_field_ids=[1])
     # Id 2 is still known from schema 0 with the same meaning: allowed (undoing the drop).
     apply_updates(metadata, [AddSchema(reused)])
     bad = Schema(*sample_schema().fields, optional(9_999, "late", LongType()))
     ok = apply_updates(v2, [AddSchema(bad)])
-    low = Schema(*[f for f in ok.schemas[1].fields if f.field_id != 9_999], optional(14, "y", LongType()))
-    with pytest.raises(InvalidUpdateError, match="id 14.*last-column-id 9999"):
+    low = Schema(
+        *[f for f in ok.schemas[1].fields if f.field_id != 9_999], optional(14, "y", LongType())
+    )
+    with pytest.raises(InvalidUpdateError, match=r"id 14.*last-column-id 9999"):
         apply_updates(ok, [AddSchema(low)])
 
 
@@ -331,7 +336,9 @@ def test_add_schema_checks_the_format_version(v2: TableMetadata) -> None:
 def test_current_schema_must_keep_the_default_spec_valid(v2: TableMetadata) -> None:
     spec = PartitionSpec(0, (PartitionField(2, 1000, "identity", "data"),))
     metadata = apply_updates(v2, [AddPartitionSpec(spec), SetDefaultSpec(-1)])
-    without_data = Schema(*[f for f in sample_schema().fields if f.field_id != 2], identifier_field_ids=[1])
+    without_data = Schema(
+        *[f for f in sample_schema().fields if f.field_id != 2], identifier_field_ids=[1]
+    )
     with pytest.raises(InvalidMetadataError, match="cannot find source column 2"):
         apply_updates(metadata, [AddSchema(without_data), SetCurrentSchema(-1)])
 
@@ -376,7 +383,12 @@ def test_add_sort_order_and_reuse(v2: TableMetadata) -> None:
     # The unsorted order exists already, so it is not "added" and -1 cannot name it (Java).
     with pytest.raises(InvalidUpdateError, match="no sort order was added"):
         apply_updates(new, [AddSortOrder(SortOrder()), SetDefaultSortOrder(-1)])
-    assert apply_updates(new, [AddSortOrder(SortOrder()), SetDefaultSortOrder(0)]).default_sort_order_id == 0
+    assert (
+        apply_updates(
+            new, [AddSortOrder(SortOrder()), SetDefaultSortOrder(0)]
+        ).default_sort_order_id
+        == 0
+    )
     with pytest.raises(InvalidUpdateError, match="no sort order was added"):
         apply_updates(v2, [SetDefaultSortOrder(-1)])
     with pytest.raises(InvalidUpdateError, match="unknown order 3"):
@@ -386,9 +398,7 @@ def test_add_sort_order_and_reuse(v2: TableMetadata) -> None:
 
 
 def test_add_snapshot_and_main(v2: TableMetadata) -> None:
-    new = apply_updates(
-        v2, [AddSnapshot(snapshot(1, 1)), main(1)], timestamp_ms=20_000
-    )
+    new = apply_updates(v2, [AddSnapshot(snapshot(1, 1)), main(1)], timestamp_ms=20_000)
     assert new.current_snapshot_id == 1 and new.last_sequence_number == 1
     assert new.refs["main"] == SnapshotRef.branch(1)
     # A new snapshot is logged at its own timestamp.

@@ -237,7 +237,8 @@ def test_sort_order_replace(v2: TableMetadata) -> None:
         (lambda u: u.asc("location"), InvalidUpdateError, "not a primitive"),
         (lambda u: u.desc("data", "day"), UnsupportedTransformError, "cannot be applied"),
         (lambda u: u.asc("id", "bucket[0]"), InvalidTransformError, "bucket"),
-        (lambda u: u.asc("id", "bucket[-1]"), InvalidUpdateError, "unknown transform"),
+        (lambda u: u.asc("id", "zorder"), InvalidUpdateError, "unknown transform"),
+        (lambda u: u.asc("id", "bucket[-1]"), InvalidTransformError, "bucket"),
         (lambda u: u.asc("id", null_order="nulls-middle"), Exception, "nulls-middle"),
     ],
 )

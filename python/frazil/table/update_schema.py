@@ -41,11 +41,13 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from frazil.errors import InvalidUpdateError
+from frazil.errors import FrazilError, InvalidUpdateError
 from frazil.metadata import TableMetadata
+from frazil.name_mapping import DEFAULT_NAME_MAPPING_PROPERTY, NameMapping
 from frazil.schema import Schema
 from frazil.table._builder import EvolutionBuilder
 from frazil.table._defaults import check_default
+from frazil.table._name_mapping import update_name_mapping
 from frazil.table._paths import (
     ROOT,
     Path,
@@ -54,7 +56,13 @@ from frazil.table._paths import (
     rebuild_struct,
     split_path,
 )
-from frazil.table.updates import LAST_ADDED, AddSchema, SetCurrentSchema, TableUpdate
+from frazil.table.updates import (
+    LAST_ADDED,
+    AddSchema,
+    SetCurrentSchema,
+    SetProperties,
+    TableUpdate,
+)
 from frazil.types import (
     DecimalType,
     DoubleType,
@@ -487,5 +495,24 @@ class UpdateSchema(EvolutionBuilder[Schema]):
             if existing.fields == new.fields and set(existing.identifier_field_ids) == set(
                 new.identifier_field_ids
             ):
-                return (SetCurrentSchema(existing.schema_id),)
-        return (AddSchema(new, self._last_column_id), SetCurrentSchema(LAST_ADDED))
+                return (SetCurrentSchema(existing.schema_id), *self._name_mapping_update())
+        return (
+            AddSchema(new, self._last_column_id),
+            SetCurrentSchema(LAST_ADDED),
+            *self._name_mapping_update(),
+        )
+
+    def _name_mapping_update(self) -> tuple[TableUpdate, ...]:
+        """Java keeps ``schema.name-mapping.default`` in step with renames and additions; a
+        mapping that does not parse is left alone (Java logs it and goes on)."""
+        text = self._base.properties.get(DEFAULT_NAME_MAPPING_PROPERTY)
+        if text is None:
+            return ()
+        try:
+            mapping = NameMapping.from_json(text)
+        except FrazilError:
+            return ()
+        updated = update_name_mapping(mapping, self._updates, self._adds)
+        if updated == mapping:
+            return ()
+        return (SetProperties({DEFAULT_NAME_MAPPING_PROPERTY: updated.to_json()}),)

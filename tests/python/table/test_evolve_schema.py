@@ -500,3 +500,33 @@ def test_builder_needs_table_metadata() -> None:
 def test_nested_field_identity_is_kept() -> None:
     # NestedField equality includes docs and defaults: a doc-only change is a new schema.
     assert optional(1, "a", LongType(), "x") != NestedField(1, "a", LongType(), False, None)
+
+
+def test_name_mapping_follows_renames_and_additions(v2: TableMetadata) -> None:
+    from frazil.name_mapping import DEFAULT_NAME_MAPPING_PROPERTY, NameMapping
+
+    mapping = NameMapping.from_schema(v2.schema())
+    metadata = v2.replace(properties={DEFAULT_NAME_MAPPING_PROPERTY: mapping.to_json()})
+    with UpdateSchema(metadata) as update:
+        update.rename_column("data", "payload")
+        update.add_column("location.alt", DoubleType())
+        update.add_column("n", StructType((optional(1, "m", LongType()),)))
+    new = update.metadata.name_mapping()
+    assert new is not None
+    # Files written before the rename still say "data".
+    assert new.find("data") == new.find("payload")
+    found = new.find("payload")
+    assert found is not None and found.names == ("data", "payload") and found.field_id == 2
+    assert new.field_id(["location", "alt"]) == 14
+    assert new.field_id(["n"]) == 15 and new.field_id(["n", "m"]) == 16
+    # A dropped column's name given to a new column moves to the new column's mapping.
+    with UpdateSchema(update.metadata) as again:
+        again.delete_column("payload").add_column("data", StringType())
+    remapped = again.metadata.name_mapping()
+    assert remapped is not None and remapped.field_id(["data"]) == 17
+    old = next(f for f in remapped.fields if f.field_id == 2)
+    assert old.names == ("payload",)
+    # Without a mapping property nothing is added.
+    assert all(
+        u.action != "set-properties" for u in UpdateSchema(v2).add_column("z", "int").updates()
+    )

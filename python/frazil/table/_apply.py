@@ -5,7 +5,8 @@ The rules kept here, besides each update's own checks:
 
 * ``last-updated-ms`` is set to the time of the change (never earlier than before).
 * ``last-column-id`` becomes the highest of itself and every added schema's highest field id;
-  a new field id must be above the old ``last-column-id`` (ids are never reused).
+  a new field id must be above the old ``last-column-id`` (ids are never reused), and a field
+  of the current schema may only be promoted and must stay in its struct.
 * ``last-partition-id`` likewise for partition field ids; a partition field id used before
   keeps its source column (and transform, except for v1's ``void``).
 * An added schema, spec or sort order that equals an existing one (ignoring its own id; a spec
@@ -55,8 +56,15 @@ from frazil.table.updates import (
     TableUpdate,
     UpgradeFormatVersion,
 )
+from frazil.types import IcebergType, PrimitiveType
 
-__all__ = ["METADATA_PREVIOUS_VERSIONS_MAX", "apply_updates", "same_schema", "same_spec"]
+__all__ = [
+    "METADATA_PREVIOUS_VERSIONS_MAX",
+    "apply_updates",
+    "check_evolution",
+    "same_schema",
+    "same_spec",
+]
 
 METADATA_PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max"
 _PREVIOUS_VERSIONS_MAX_DEFAULT = 100
@@ -74,6 +82,41 @@ def same_spec(a: PartitionSpec, b: PartitionSpec) -> bool:
         (x.source_id, x.transform, x.name) == (y.source_id, y.transform, y.name)
         for x, y in zip(a.fields, b.fields, strict=True)
     )
+
+
+def _kind(t: IcebergType) -> str:
+    return "primitive" if isinstance(t, PrimitiveType) else type(t).__name__
+
+
+def check_evolution(current: Schema, new: Schema) -> None:
+    """Refuse a new schema that changes a field of the current one in a way schema evolution
+    never does (spec: Schema Evolution): a type other than a promotion (narrowing, struct <->
+    primitive) or a move to another struct (grouping or ungrouping fields)."""
+    from frazil.table.update_schema import is_promotion_allowed
+
+    for name, f in new.all_fields():
+        old = current.find_field(f.field_id)
+        if old is None:
+            continue
+        old_name = current.find_column_name(f.field_id)
+        if _kind(old.field_type) != _kind(f.field_type):
+            raise InvalidUpdateError(
+                f"field {f.field_id} ({old_name!r}) cannot change from {old.field_type} to "
+                f"{f.field_type} (spec: Schema Evolution)"
+            )
+        if isinstance(old.field_type, PrimitiveType) and not is_promotion_allowed(
+            old.field_type, f.field_type
+        ):
+            raise InvalidUpdateError(
+                f"field {f.field_id} ({old_name!r}): {old.field_type} -> {f.field_type} is not an "
+                "allowed type promotion (spec: Schema Evolution)"
+            )
+        old_parents, new_parents = current.parent_ids(f.field_id), new.parent_ids(f.field_id)
+        if old_parents[-1:] != new_parents[-1:]:
+            raise InvalidUpdateError(
+                f"field {f.field_id} moved from {old_name!r} to {name!r}: fields cannot move "
+                "between structs (spec: Schema Evolution)"
+            )
 
 
 class _Builder:
@@ -178,6 +221,8 @@ class _Builder:
         new_last = max(self.last_column_id, schema.highest_field_id(), u.last_column_id or 0)
         self._check_new_field_ids(schema)
         existing = next((s for s in self.schemas if same_schema(s, schema)), None)
+        if existing is None:
+            check_evolution(self._current_schema(), schema)
         if existing is not None:
             if new_last != self.last_column_id:
                 self.last_column_id = new_last

@@ -104,6 +104,13 @@ def _as_type(value: IcebergType | str) -> IcebergType:
     raise InvalidUpdateError(f"expected an Iceberg type or type string, got {value!r}")
 
 
+def _all_types(t: IcebergType) -> list[IcebergType]:
+    out = [t]
+    for child in t.child_fields():
+        out.extend(_all_types(child.field_type))
+    return out
+
+
 def assign_fresh_ids(t: IcebergType, next_id: Callable[[], int]) -> IcebergType:
     """``t`` with new ids for every nested field, in Java's order (TypeUtil.assignFreshIds): a
     struct's fields first, then their types; a map's key and value ids, then their types."""
@@ -249,6 +256,12 @@ class UpdateSchema(EvolutionBuilder[Schema]):
             raise InvalidUpdateError(f"cannot add column {full_name!r}: name already exists")
         if self._key(full_name) in self._added_names:
             raise InvalidUpdateError(f"cannot add column {full_name!r} twice")
+        for inner in _all_types(new_type):
+            if inner.min_format_version > self._format_version:
+                raise InvalidUpdateError(
+                    f"cannot add column {full_name!r}: type {inner} needs format "
+                    f"v{inner.min_format_version} (table is v{self._format_version})"
+                )
         if default is not None:
             if self._format_version < 3:
                 raise InvalidUpdateError(

@@ -17,6 +17,7 @@ from frazil.types import (
     NestedField,
     StringType,
     StructType,
+    VariantType,
     optional,
     required,
 )
@@ -530,3 +531,22 @@ def test_name_mapping_follows_renames_and_additions(v2: TableMetadata) -> None:
     assert all(
         u.action != "set-properties" for u in UpdateSchema(v2).add_column("z", "int").updates()
     )
+
+
+def test_v3_types_need_v3(v2: TableMetadata, v3: TableMetadata) -> None:
+    with pytest.raises(InvalidUpdateError, match="type timestamp_ns needs format v3"):
+        UpdateSchema(v2).add_column("t", "timestamp_ns")
+    with pytest.raises(InvalidUpdateError, match="type variant needs format v3"):
+        UpdateSchema(v2).add_column(
+            "l", ListType(1, StructType((optional(2, "v", VariantType()),)))
+        )
+    assert UpdateSchema(v3).add_column("t", "timestamp_ns").commit_to().schema().field("t")
+
+
+def test_reserved_field_ids_are_never_assigned(make_metadata: object) -> None:
+    from frazil.schema import MAX_FIELD_ID
+
+    schema = Schema(optional(MAX_FIELD_ID, "last", LongType()))
+    metadata = make_metadata(2, schema)  # type: ignore[operator]
+    with pytest.raises(InvalidSchemaError, match="reserved"):
+        UpdateSchema(metadata).add_column("one_more", LongType()).apply()

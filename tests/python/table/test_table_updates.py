@@ -35,7 +35,14 @@ from frazil.table import (
     apply_updates,
     update_from_json,
 )
-from frazil.types import LongType, StringType, TimestampNanoType, optional, required
+from frazil.types import (
+    LongType,
+    NestedField,
+    StringType,
+    TimestampNanoType,
+    optional,
+    required,
+)
 from table_helpers import UUID, sample_schema
 
 
@@ -511,3 +518,35 @@ def test_not_an_update_is_refused(v2: TableMetadata) -> None:
         apply_updates(v2, ["set-location"])  # type: ignore[list-item]
     with pytest.raises(InvalidUpdateError, match="needs a TableMetadata"):
         apply_updates({}, [])  # type: ignore[arg-type]
+
+
+def test_add_schema_refuses_changes_evolution_never_makes(v2: TableMetadata) -> None:
+    from frazil.types import DoubleType, IntegerType, StructType
+
+    def with_field(field: NestedField) -> Schema:
+        fields = [field if f.field_id == field.field_id else f for f in sample_schema().fields]
+        return Schema(*fields, identifier_field_ids=[1])
+
+    with pytest.raises(InvalidUpdateError, match="long -> int is not an allowed type promotion"):
+        apply_updates(v2, [AddSchema(with_field(required(1, "id", IntegerType())))])
+    with pytest.raises(InvalidUpdateError, match="cannot change from string to struct"):
+        apply_updates(
+            v2,
+            [
+                AddSchema(
+                    with_field(optional(2, "data", StructType((optional(20, "s", StringType()),))))
+                )
+            ],
+        )
+    # Ungrouping: location.lat (id 5) moved to the top level.
+    ungrouped = Schema(
+        *[f for f in sample_schema().fields if f.field_id != 4],
+        optional(4, "location", StructType((optional(6, "long", DoubleType()),))),
+        optional(5, "lat", DoubleType()),
+        identifier_field_ids=[1],
+    )
+    with pytest.raises(InvalidUpdateError, match="cannot move between structs"):
+        apply_updates(v2, [AddSchema(ungrouped)])
+    # A promotion and a rename are what evolution does: accepted.
+    promoted = with_field(optional(2, "payload", StringType()))
+    assert apply_updates(v2, [AddSchema(promoted)]).last_column_id == 13

@@ -6,11 +6,20 @@ metadata validates and round-trips through JSON."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from frazil import TableMetadata
 from frazil.errors import FrazilError
-from frazil.table import UpdateSchema, UpdateSpec
+from frazil.table import (
+    UpdateSchema,
+    UpdateSpec,
+    apply_updates,
+    requirement_from_json,
+    update_from_json,
+    validate_requirements,
+)
+from frazil.table._builder import EvolutionBuilder
 from frazil.table.update_schema import is_promotion_allowed
 from frazil.types import (
     DecimalType,
@@ -64,6 +73,21 @@ def kind(t: IcebergType) -> str:
 
 
 def step(metadata: TableMetadata, data: st.DataObject) -> TableMetadata:
+    builder = build_step(metadata, data)
+    if builder is None:
+        return metadata
+    committed = builder.commit_to(timestamp_ms=5_000)
+    # The same commit through the REST JSON of its updates and requirements, as a catalog
+    # server would receive it, gives the same metadata.
+    updates, requirements = builder.updates_and_requirements()
+    decoded = [update_from_json(json.loads(json.dumps(u.to_json()))) for u in updates]
+    checks = [requirement_from_json(json.loads(json.dumps(r.to_json()))) for r in requirements]
+    validate_requirements(checks, metadata)
+    assert apply_updates(metadata, decoded, timestamp_ms=5_000) == committed
+    return committed
+
+
+def build_step(metadata: TableMetadata, data: st.DataObject) -> EvolutionBuilder[Any] | None:
     schema = metadata.schema()
     columns = [(name, f) for name, f in schema.all_fields()]
     structs = [name for name, f in columns if isinstance(f.field_type, StructType)]
@@ -90,19 +114,19 @@ def step(metadata: TableMetadata, data: st.DataObject) -> TableMetadata:
         if op == "part_add":
             top = [f.name for f in schema.fields if isinstance(f.field_type, PrimitiveType)]
             if not top:
-                return metadata
+                return None
             update_spec.add_field(
                 data.draw(st.sampled_from(top)), data.draw(st.sampled_from(TRANSFORMS))
             )
         elif not spec.fields:
-            return metadata
+            return None
         elif op == "part_remove":
             update_spec.remove_field(data.draw(st.sampled_from([f.name for f in spec.fields])))
         else:
             update_spec.rename_field(
                 data.draw(st.sampled_from([f.name for f in spec.fields])), fresh
             )
-        return update_spec.commit_to()
+        return update_spec
     update = UpdateSchema(metadata, allow_incompatible_changes=data.draw(st.booleans()))
     name: str = data.draw(st.sampled_from([n for n, _ in columns])) if columns else "id"
     field: NestedField | None = schema.find_field(name)
@@ -110,7 +134,7 @@ def step(metadata: TableMetadata, data: st.DataObject) -> TableMetadata:
         update.add_column(fresh, data.draw(new_types()))
     elif op == "add_nested":
         if not structs:
-            return metadata
+            return None
         update.add_column(f"{data.draw(st.sampled_from(structs))}.{fresh}", data.draw(new_types()))
     elif op == "delete":
         update.delete_column(name)
@@ -127,7 +151,7 @@ def step(metadata: TableMetadata, data: st.DataObject) -> TableMetadata:
     else:
         other = data.draw(st.sampled_from([n for n, _ in columns]))
         update.move_after(name, other) if data.draw(st.booleans()) else update.move_first(name)
-    return update.commit_to()
+    return update
 
 
 def check_invariants(before: TableMetadata, after: TableMetadata) -> None:

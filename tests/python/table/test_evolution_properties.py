@@ -210,3 +210,64 @@ def test_random_evolution_keeps_ids_unique_and_monotonic(version: int, data: st.
             continue  # a refusal: the table is unchanged
         check_invariants(metadata, after)
         metadata = after
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([1, 2, 3]), st.data())
+def test_random_snapshot_changes_keep_the_logs_consistent(
+    version: int, data: st.DataObject
+) -> None:
+    from frazil.snapshots import Snapshot
+    from frazil.table import AddSnapshot, RemoveSnapshotRef, RemoveSnapshots, SetSnapshotRef
+
+    metadata = TableMetadata.new(
+        sample_schema(), "file:///t", format_version=version, table_uuid=UUID, last_updated_ms=1
+    )
+    next_id = 1
+    for commit in range(data.draw(st.integers(1, 8))):
+        updates: list[Any] = []
+        known = [s.snapshot_id for s in metadata.snapshots]
+        for _ in range(data.draw(st.integers(1, 3))):
+            op = data.draw(st.sampled_from(["add", "add", "main", "branch", "remove", "unref"]))
+            if op == "add":
+                seq = 0 if version == 1 else metadata.last_sequence_number + len(updates) + 1
+                parent = metadata.current_snapshot_id
+                rows = {"first_row_id": 10**6 * next_id, "added_rows": 5} if version >= 3 else {}
+                snap = Snapshot(next_id, 100 + next_id, parent, seq, f"m{next_id}", **rows)  # type: ignore[arg-type]
+                updates += [AddSnapshot(snap), SetSnapshotRef("main", next_id)]
+                known.append(next_id)
+                next_id += 1
+            elif not known:
+                continue
+            elif op == "main":
+                updates.append(SetSnapshotRef("main", data.draw(st.sampled_from(known))))
+            elif op == "branch":
+                updates.append(SetSnapshotRef("b", data.draw(st.sampled_from(known))))
+            elif op == "remove":
+                victim = data.draw(st.sampled_from(known))
+                updates.append(RemoveSnapshots((victim,)))
+                known.remove(victim)
+            else:
+                updates.append(RemoveSnapshotRef(data.draw(st.sampled_from(["main", "b"]))))
+        try:
+            after = apply_updates(
+                metadata, updates, f"file:///m/{commit}.json", timestamp_ms=1_000 + commit
+            )
+        except FrazilError:
+            continue
+        assert after.last_sequence_number >= metadata.last_sequence_number
+        live = {s.snapshot_id for s in after.snapshots}
+        assert all(e.snapshot_id in live for e in after.snapshot_log)
+        assert all(ref.snapshot_id in live for ref in after.refs.values())
+        if after.current_snapshot_id is not None:
+            assert (
+                after.snapshot_log
+                and after.snapshot_log[-1].snapshot_id == after.current_snapshot_id
+            )
+            assert after.refs["main"].snapshot_id == after.current_snapshot_id
+        else:
+            assert "main" not in after.refs
+        if after is not metadata:
+            assert after.metadata_log[-1].metadata_file.endswith(".json")
+        assert TableMetadata.from_json(after.to_json()) == after
+        metadata = after

@@ -1,8 +1,29 @@
 """Table changes: metadata updates and commit requirements (the REST catalog protocol's
-vocabulary), and the evolution builders for schemas, partition specs, sort orders and views."""
+vocabulary), and the evolution builders for schemas, partition specs, sort orders and views.
+
+Each builder collects changes against a TableMetadata and yields ``(updates, requirements)``;
+``commit_to`` checks the requirements and applies the updates (until catalogs exist)::
+
+    from frazil.table import UpdateSchema, UpdateSpec, UpdateSortOrder
+
+    with UpdateSchema(metadata) as update:
+        update.add_column("ts", "timestamptz")
+        update.rename_column("data", "payload")
+    metadata = update.metadata
+
+    metadata = UpdateSpec(metadata).add_field("ts", "day").commit_to()
+    metadata = UpdateSortOrder(metadata).asc("id", transform="bucket[4]").commit_to()
+
+    updates, requirements = UpdateSchema(metadata).delete_column("x").updates_and_requirements()
+    body = {"updates": [u.to_json() for u in updates],
+            "requirements": [r.to_json() for r in requirements]}  # a REST commit body
+
+Views: :func:`create_view`, :class:`ReplaceView`, :func:`apply_view_updates`.
+"""
 
 from __future__ import annotations
 
+from frazil.table._builder import EvolutionBuilder
 from frazil.table.requirements import (
     AssertCreate,
     AssertCurrentSchemaId,
@@ -44,12 +65,21 @@ from frazil.table.updates import (
     apply_updates,
     update_from_json,
 )
+from frazil.table.view_updates import (
+    AddViewVersion,
+    AssertViewUUID,
+    ReplaceView,
+    SetCurrentViewVersion,
+    apply_view_updates,
+    create_view,
+)
 
 __all__ = [
     "AddPartitionSpec",
     "AddSchema",
     "AddSnapshot",
     "AddSortOrder",
+    "AddViewVersion",
     "AssertCreate",
     "AssertCurrentSchemaId",
     "AssertDefaultSortOrderId",
@@ -58,13 +88,17 @@ __all__ = [
     "AssertLastAssignedPartitionId",
     "AssertRefSnapshotId",
     "AssertTableUUID",
+    "AssertViewUUID",
     "AssignUUID",
+    "EvolutionBuilder",
     "RemovePartitionStatistics",
     "RemoveProperties",
     "RemoveSnapshotRef",
     "RemoveSnapshots",
     "RemoveStatistics",
+    "ReplaceView",
     "SetCurrentSchema",
+    "SetCurrentViewVersion",
     "SetDefaultSortOrder",
     "SetDefaultSpec",
     "SetLocation",
@@ -79,6 +113,8 @@ __all__ = [
     "UpdateSpec",
     "UpgradeFormatVersion",
     "apply_updates",
+    "apply_view_updates",
+    "create_view",
     "requirement_from_json",
     "requirements_for",
     "update_from_json",

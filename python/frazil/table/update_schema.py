@@ -59,6 +59,7 @@ from frazil.table._paths import (
 from frazil.table.updates import (
     LAST_ADDED,
     AddSchema,
+    RemoveProperties,
     SetCurrentSchema,
     SetProperties,
     TableUpdate,
@@ -81,6 +82,13 @@ from frazil.types import (
 __all__ = ["UpdateSchema", "is_promotion_allowed"]
 
 _UNSET: Any = object()
+
+# Java's TableProperties: per-column settings keyed by the column's full name.
+_COLUMN_PROPERTY_PREFIXES = (
+    "write.metadata.metrics.column.",
+    "write.parquet.bloom-filter-enabled.column.",
+    "write.parquet.stats-enabled.column.",
+)
 
 
 def is_promotion_allowed(source: IcebergType, target: IcebergType) -> bool:
@@ -508,24 +516,56 @@ class UpdateSchema(EvolutionBuilder[Schema]):
             if existing.fields == new.fields and set(existing.identifier_field_ids) == set(
                 new.identifier_field_ids
             ):
-                return (SetCurrentSchema(existing.schema_id), *self._name_mapping_update())
+                return (SetCurrentSchema(existing.schema_id), *self._property_updates(new))
         return (
             AddSchema(new, self._last_column_id),
             SetCurrentSchema(LAST_ADDED),
-            *self._name_mapping_update(),
+            *self._property_updates(new),
         )
 
-    def _name_mapping_update(self) -> tuple[TableUpdate, ...]:
-        """Java keeps ``schema.name-mapping.default`` in step with renames and additions; a
-        mapping that does not parse is left alone (Java logs it and goes on)."""
-        text = self._base.properties.get(DEFAULT_NAME_MAPPING_PROPERTY)
-        if text is None:
-            return ()
-        try:
-            mapping = NameMapping.from_json(text)
-        except FrazilError:
-            return ()
-        updated = update_name_mapping(mapping, self._updates, self._adds)
-        if updated == mapping:
-            return ()
-        return (SetProperties({DEFAULT_NAME_MAPPING_PROPERTY: updated.to_json()}),)
+    def _property_updates(self, new: Schema) -> tuple[TableUpdate, ...]:
+        """Java's SchemaUpdate also keeps two kinds of table properties in step: the default
+        name mapping (renamed fields gain their new name, added fields are mapped; a mapping
+        that does not parse is left alone, as Java only logs it), and the column properties
+        (metrics mode, Parquet bloom filters and stats), which follow renamed columns and go
+        with deleted ones."""
+        properties = self._base.properties
+        set_: dict[str, str] = {}
+        removed: list[str] = []
+        text = properties.get(DEFAULT_NAME_MAPPING_PROPERTY)
+        if text is not None:
+            try:
+                mapping = NameMapping.from_json(text)
+            except FrazilError:
+                mapping = None
+            if mapping is not None:
+                updated = update_name_mapping(mapping, self._updates, self._adds)
+                if updated != mapping:
+                    set_[DEFAULT_NAME_MAPPING_PROPERTY] = updated.to_json()
+        # Java looks only at the renamed or deleted field itself; fields nested in a renamed
+        # or deleted struct are followed too here, so that no property names a lost column.
+        deleted: set[str] = set()
+        renamed: dict[str, str] = {}
+        for old, f in self._schema.all_fields():
+            now = new.find_column_name(f.field_id)
+            if now is None:
+                deleted.add(old)
+            elif now != old:
+                renamed[old] = now
+        for key, value in properties.items():
+            prefix = next((p for p in _COLUMN_PROPERTY_PREFIXES if key.startswith(p)), None)
+            if prefix is None:
+                continue
+            column = key[len(prefix) :]
+            if column in renamed:
+                removed.append(key)
+                set_[prefix + renamed[column]] = value
+            elif column in deleted:
+                removed.append(key)
+        out: list[TableUpdate] = []
+        if set_:
+            out.append(SetProperties(set_))
+        removals = [key for key in removed if key not in set_]
+        if removals:
+            out.append(RemoveProperties(tuple(removals)))
+        return tuple(out)

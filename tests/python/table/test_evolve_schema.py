@@ -550,3 +550,29 @@ def test_reserved_field_ids_are_never_assigned(make_metadata: object) -> None:
     metadata = make_metadata(2, schema)  # type: ignore[operator]
     with pytest.raises(InvalidSchemaError, match="reserved"):
         UpdateSchema(metadata).add_column("one_more", LongType()).apply()
+
+
+def test_column_properties_follow_renames_and_deletes(v2: TableMetadata) -> None:
+    properties = {
+        "write.metadata.metrics.column.data": "full",
+        "write.parquet.bloom-filter-enabled.column.location.lat": "true",
+        "write.parquet.stats-enabled.column.ts": "false",
+        "write.metadata.metrics.column.id": "counts",
+        "other": "kept",
+    }
+    metadata = v2.replace(properties=properties)
+    with UpdateSchema(metadata) as update:
+        update.rename_column("data", "payload")
+        update.rename_column("location", "loc")
+        update.delete_column("ts")
+    assert update.metadata.properties == {
+        "write.metadata.metrics.column.payload": "full",
+        "write.parquet.bloom-filter-enabled.column.loc.lat": "true",
+        "write.metadata.metrics.column.id": "counts",
+        "other": "kept",
+    }
+    # Deleting a struct drops the properties of the columns inside it.
+    nested = v2.replace(
+        properties={"write.parquet.bloom-filter-enabled.column.location.lat": "true"}
+    )
+    assert UpdateSchema(nested).delete_column("location").commit_to().properties == {}

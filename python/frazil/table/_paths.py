@@ -92,8 +92,14 @@ def rebuild_struct(
         out.append(dataclasses.replace(updated, field_type=new_type))
     out.extend(updates[i] for i in adds.get(parent_id, ()))
     for kind, field_id, ref_id in moves.get(parent_id, ()):
-        moving = next(f for f in out if f.field_id == field_id)
-        out.remove(moving)
+        positions = {f.field_id: i for i, f in enumerate(out)}
+        for moved in (field_id, ref_id) if kind != "first" else (field_id,):
+            if moved not in positions:
+                raise InvalidUpdateError(
+                    f"cannot move field {field_id} {kind} field {ref_id}: field {moved} is "
+                    "being deleted"
+                )
+        moving = out.pop(positions[field_id])
         if kind == "first":
             out.insert(0, moving)
         else:

@@ -420,6 +420,8 @@ class UpdateSchema(EvolutionBuilder[Schema]):
         field_id = self._find_for_move(path)
         if field_id is None:
             raise InvalidUpdateError(f"cannot move missing column {name!r}")
+        if field_id in self._deletes:
+            raise InvalidUpdateError(f"cannot move column {name!r}: it is being deleted")
         parent_id = self._parents.get(field_id, ROOT)
         ref_id = -1
         if other is not None:
@@ -430,6 +432,10 @@ class UpdateSchema(EvolutionBuilder[Schema]):
                 )
             if found == field_id:
                 raise InvalidUpdateError(f"cannot move {name!r} {kind} itself")
+            if found in self._deletes:
+                raise InvalidUpdateError(
+                    f"cannot move {name!r} {kind} {self._name(other)!r}: it is being deleted"
+                )
             if self._parents.get(found, ROOT) != parent_id:
                 raise InvalidUpdateError(
                     f"cannot move {name!r} {kind} {self._name(other)!r}: fields cannot move to "

@@ -397,6 +397,13 @@ def test_move_within_list_element_struct(v2: TableMetadata) -> None:
         (lambda u: u.move_after("id", "id"), "after itself"),
         (lambda u: u.move_before("id", "location.lat"), "different struct"),
         (lambda u: u.move_after("location.lat", "points.x"), "different struct"),
+        (lambda u: u.delete_column("data").move_first("data"), "'data': it is being deleted"),
+        (lambda u: u.delete_column("data").move_after("id", "data"), "it is being deleted"),
+        (lambda u: u.move_first("data").delete_column("data").apply(), "field 2 is being deleted"),
+        (
+            lambda u: u.move_after("id", "ts").delete_column("ts").apply(),
+            "field 3 is being deleted",
+        ),
     ],
 )
 def test_move_refusals(v2: TableMetadata, call: object, message: str) -> None:

@@ -252,3 +252,21 @@ def test_sort_order_ids_skip_existing(v2: TableMetadata) -> None:
     metadata = apply_updates(v2, [AddSortOrder(order)])
     assert [o.order_id for o in metadata.sort_orders] == [0, 1]
     assert UpdateSortOrder(metadata).desc("id").commit_to().default_sort_order_id == 2
+
+
+def test_dropping_a_partition_or_sort_source_column(v2: TableMetadata) -> None:
+    from frazil.errors import InvalidMetadataError
+    from frazil.table import UpdateSchema
+
+    partitioned = UpdateSpec(v2).add_field("data", "truncate[2]").commit_to()
+    with pytest.raises(InvalidMetadataError, match="cannot find source column 2"):
+        UpdateSchema(partitioned).delete_column("data").commit_to()
+    # Once no longer partitioned by it (v2 drops the field), the column may go; the old spec
+    # still names it, which the spec allows.
+    unpartitioned = UpdateSpec(partitioned).remove_field("data_trunc_2").commit_to()
+    dropped = UpdateSchema(unpartitioned).delete_column("data").commit_to()
+    assert dropped.schema().find_field("data") is None
+    assert TableMetadata.from_json(dropped.to_json()) == dropped
+    sorted_by = UpdateSortOrder(v2).asc("data").commit_to()
+    with pytest.raises(InvalidMetadataError, match="cannot find source column 2"):
+        UpdateSchema(sorted_by).delete_column("data").commit_to()

@@ -26,6 +26,8 @@ from frazil.table.view_updates import (
 from frazil.table.view_updates import create_view as create
 from frazil.types import IntegerType, LongType, StringType, optional
 from frazil.view import SQLViewRepresentation
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 VIEW_UUID = "fa6506c3-7681-40c8-86dc-e36561f83385"
 SCHEMA = Schema(optional(1, "id", LongType()), optional(2, "data", StringType()))
@@ -207,3 +209,31 @@ def test_replace_with_a_wider_schema_adds_it() -> None:
     wider = Schema(*SCHEMA.fields, optional(3, "n", IntegerType()))
     view = replace(new_view(), "SELECT id, data, n FROM t", 2_000, wider)
     assert view.schema() == Schema(*wider.fields, schema_id=1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 5),
+    st.lists(st.tuples(st.integers(0, 4), st.booleans()), min_size=1, max_size=15),
+)
+def test_random_replaces_keep_versions_and_log_consistent(
+    history: int, steps: list[tuple[int, bool]]
+) -> None:
+    view = apply_view_updates(
+        new_view(), [SetProperties({"version.history.num-entries": str(history)})]
+    )
+    wide = Schema(*SCHEMA.fields, optional(3, "n", IntegerType()))
+    for ts, (query, use_wide) in enumerate(steps, start=2):
+        before = view
+        view = replace(view, f"SELECT {query}", ts * 1_000, wide if use_wide else SCHEMA)
+        ids = [v.version_id for v in view.versions]
+        assert len(ids) == len(set(ids)) and len(ids) <= max(history, 1)
+        assert view.current_version_id in ids
+        assert max(ids) >= max(v.version_id for v in before.versions)
+        assert view.current_version().sql_for("spark") == SQLViewRepresentation(
+            f"SELECT {query}", "spark"
+        )
+        assert all(e.version_id in ids for e in view.version_log)
+        assert view.version_log[-1].version_id == view.current_version_id
+        assert len({s.schema_id for s in view.schemas}) == len(view.schemas) <= 2
+        assert ViewMetadata.from_json(view.to_json()) == view

@@ -74,6 +74,7 @@ class AddViewVersion(TableUpdate):
 
     view_version: ViewVersion
     action = "add-view-version"
+    _types = (("view_version", ViewVersion),)
 
     def _body(self) -> dict[str, Any]:
         return {"view-version": self.view_version.to_json()}
@@ -91,6 +92,7 @@ class SetCurrentViewVersion(TableUpdate):
 
     view_version_id: int
     action = "set-current-view-version"
+    _types = (("view_version_id", int),)
 
     def _body(self) -> dict[str, Any]:
         return {"view-version-id": self.view_version_id}

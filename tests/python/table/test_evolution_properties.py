@@ -271,3 +271,88 @@ def test_random_snapshot_changes_keep_the_logs_consistent(
             assert after.metadata_log[-1].metadata_file.endswith(".json")
         assert TableMetadata.from_json(after.to_json()) == after
         metadata = after
+
+
+def _json_values() -> st.SearchStrategy[Any]:
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 2**63),
+        st.sampled_from(["", "main", "b", "x", "identity", "bucket[4]", "branch", "tag", UUID]),
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3),
+            st.dictionaries(st.sampled_from(["a", "id", "fields", "type"]), inner, max_size=3),
+        ),
+        max_leaves=6,
+    )
+
+
+_KEYS = [
+    "uuid",
+    "format-version",
+    "schema",
+    "last-column-id",
+    "schema-id",
+    "spec",
+    "spec-id",
+    "sort-order",
+    "sort-order-id",
+    "snapshot",
+    "snapshot-ids",
+    "ref-name",
+    "snapshot-id",
+    "type",
+    "min-snapshots-to-keep",
+    "location",
+    "updates",
+    "removals",
+    "statistics",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "action": st.sampled_from(
+                    [
+                        "assign-uuid",
+                        "upgrade-format-version",
+                        "add-schema",
+                        "set-current-schema",
+                        "add-spec",
+                        "set-default-spec",
+                        "add-sort-order",
+                        "set-default-sort-order",
+                        "add-snapshot",
+                        "set-snapshot-ref",
+                        "remove-snapshots",
+                        "remove-snapshot-ref",
+                        "set-location",
+                        "set-properties",
+                        "remove-properties",
+                        "set-statistics",
+                        "remove-statistics",
+                    ]
+                )
+            },
+            optional={key: _json_values() for key in _KEYS},
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_arbitrary_update_json_is_applied_or_refused_cleanly(nodes: list[dict[str, Any]]) -> None:
+    metadata = TableMetadata.new(
+        sample_schema(), "file:///t", format_version=2, table_uuid=UUID, last_updated_ms=1
+    )
+    try:
+        updates = [update_from_json(node) for node in nodes]
+        after = apply_updates(metadata, updates, timestamp_ms=2)
+    except FrazilError:
+        return
+    assert TableMetadata.from_json(after.to_json()) == after

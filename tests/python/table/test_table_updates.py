@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from frazil import Schema, TableMetadata
@@ -550,3 +551,37 @@ def test_add_schema_refuses_changes_evolution_never_makes(v2: TableMetadata) -> 
     # A promotion and a rename are what evolution does: accepted.
     promoted = with_field(optional(2, "payload", StringType()))
     assert apply_updates(v2, [AddSchema(promoted)]).last_column_id == 13
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: SetLocation(3), "location must be a str"),  # type: ignore[arg-type]
+        (lambda: SetCurrentSchema("1"), "schema-id must be a int"),  # type: ignore[arg-type]
+        (lambda: SetDefaultSpec(True), "spec-id must be a int"),
+        (lambda: AddSchema({"type": "struct"}), "schema must be a Schema"),  # type: ignore[arg-type]
+        (lambda: AddSchema(sample_schema(), "3"), "last-column-id"),  # type: ignore[arg-type]
+        (lambda: AddSnapshot(None), "snapshot must be a Snapshot"),  # type: ignore[arg-type]
+        (lambda: SetSnapshotRef(1, 2), "ref-name must be a str"),  # type: ignore[arg-type]
+        (lambda: RemoveSnapshots("12"), "list of snapshot ids"),  # type: ignore[arg-type]
+        (lambda: RemoveSnapshots([1, "2"]), "must be ints"),  # type: ignore[list-item]
+        (lambda: RemoveProperties([1]), "keys must be strings"),  # type: ignore[list-item]
+        (lambda: SetProperties({"a": 1}), "strings to strings"),  # type: ignore[dict-item]
+        (lambda: UpgradeFormatVersion(2.0), "format-version"),  # type: ignore[arg-type]
+    ],
+)
+def test_updates_built_with_wrong_types_are_refused(make: Any, message: str) -> None:
+    with pytest.raises(InvalidUpdateError, match=message):
+        make()
+
+
+def test_requirements_built_with_wrong_types_are_refused() -> None:
+    from frazil.table import AssertCurrentSchemaId, AssertRefSnapshotId, AssertTableUUID
+
+    for make in (
+        lambda: AssertCurrentSchemaId("0"),
+        lambda: AssertRefSnapshotId("main", "1"),
+        lambda: AssertTableUUID(None),
+    ):
+        with pytest.raises(InvalidUpdateError, match="invalid"):
+            make()  # type: ignore[no-untyped-call]

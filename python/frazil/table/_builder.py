@@ -10,6 +10,7 @@ leaves the new metadata in :attr:`EvolutionBuilder.metadata`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
@@ -19,21 +20,25 @@ from frazil.table._apply import apply_updates
 from frazil.table.requirements import TableRequirement, requirements_for, validate_requirements
 from frazil.table.updates import TableUpdate
 
-__all__ = ["EvolutionBuilder"]
+__all__ = ["Committer", "EvolutionBuilder"]
 
 Result = TypeVar("Result")
+# How a table commits: given the updates and requirements, return the new metadata (a catalog
+# checks the requirements against the table's latest metadata and applies the updates).
+Committer = Callable[[tuple[TableUpdate, ...], tuple[TableRequirement, ...]], TableMetadata]
 _Self = TypeVar("_Self", bound="EvolutionBuilder[Any]")
 
 
 class EvolutionBuilder(Generic[Result]):
     """Base of the evolution builders. ``Result`` is what :meth:`apply` returns."""
 
-    def __init__(self, metadata: TableMetadata) -> None:
+    def __init__(self, metadata: TableMetadata, committer: Committer | None = None) -> None:
         if not isinstance(metadata, TableMetadata):
             raise InvalidUpdateError(
                 f"{type(self).__name__} needs a TableMetadata, got {type(metadata).__name__}"
             )
         self._base = metadata
+        self._committer = committer
         self._result: TableMetadata | None = None
 
     @property
@@ -63,9 +68,13 @@ class EvolutionBuilder(Generic[Result]):
     ) -> TableMetadata:
         """Check the requirements against ``metadata`` (default: the base metadata), apply the
         updates to it and return the new metadata. Raises CommitFailedError when ``metadata``
-        changed in a way that conflicts."""
-        target = self._base if metadata is None else metadata
+        changed in a way that conflicts. A builder given a ``committer`` (a table's commit
+        function) hands it the updates and requirements instead when no metadata is given."""
         updates, requirements = self.updates_and_requirements()
+        if metadata is None and self._committer is not None:
+            self._result = self._committer(updates, requirements)
+            return self._result
+        target = self._base if metadata is None else metadata
         validate_requirements(requirements, target)
         self._result = apply_updates(target, updates, timestamp_ms=timestamp_ms)
         return self._result

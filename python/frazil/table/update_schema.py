@@ -45,7 +45,7 @@ from frazil.errors import FrazilError, InvalidUpdateError
 from frazil.metadata import TableMetadata
 from frazil.name_mapping import DEFAULT_NAME_MAPPING_PROPERTY, NameMapping
 from frazil.schema import Schema
-from frazil.table._builder import EvolutionBuilder
+from frazil.table._builder import Committer, EvolutionBuilder
 from frazil.table._defaults import check_default
 from frazil.table._name_mapping import update_name_mapping
 from frazil.table._paths import (
@@ -156,8 +156,9 @@ class UpdateSchema(EvolutionBuilder[Schema]):
         *,
         allow_incompatible_changes: bool = False,
         case_sensitive: bool = True,
+        committer: Committer | None = None,
     ) -> None:
-        super().__init__(metadata)
+        super().__init__(metadata, committer)
         self._schema = metadata.schema()
         self._format_version = metadata.format_version
         self._allow_incompatible = allow_incompatible_changes

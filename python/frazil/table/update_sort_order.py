@@ -16,7 +16,7 @@ from frazil.errors import InvalidUpdateError
 from frazil.metadata import TableMetadata
 from frazil.partitioning import canonical_transform, check_transform_source, is_known_transform
 from frazil.sorting import NullOrder, SortDirection, SortField, SortOrder
-from frazil.table._builder import EvolutionBuilder
+from frazil.table._builder import Committer, EvolutionBuilder
 from frazil.table.updates import LAST_ADDED, AddSortOrder, SetDefaultSortOrder, TableUpdate
 from frazil.types import PrimitiveType
 
@@ -26,8 +26,14 @@ __all__ = ["UpdateSortOrder"]
 class UpdateSortOrder(EvolutionBuilder[SortOrder]):
     """Replace the default sort order of a table."""
 
-    def __init__(self, metadata: TableMetadata, *, case_sensitive: bool = True) -> None:
-        super().__init__(metadata)
+    def __init__(
+        self,
+        metadata: TableMetadata,
+        *,
+        case_sensitive: bool = True,
+        committer: Committer | None = None,
+    ) -> None:
+        super().__init__(metadata, committer)
         self._schema = metadata.schema()
         self._case_sensitive = case_sensitive
         self._fields: list[SortField] = []

@@ -33,7 +33,7 @@ from frazil.partitioning import (
     is_known_transform,
 )
 from frazil.table._apply import same_spec
-from frazil.table._builder import EvolutionBuilder
+from frazil.table._builder import Committer, EvolutionBuilder
 from frazil.table.updates import LAST_ADDED, AddPartitionSpec, SetDefaultSpec, TableUpdate
 from frazil.types import ListType, MapType, PrimitiveType
 
@@ -59,8 +59,14 @@ def default_partition_name(source_name: str, transform: str) -> str:
 class UpdateSpec(EvolutionBuilder[PartitionSpec]):
     """Evolve the default partition spec of a table."""
 
-    def __init__(self, metadata: TableMetadata, *, case_sensitive: bool = True) -> None:
-        super().__init__(metadata)
+    def __init__(
+        self,
+        metadata: TableMetadata,
+        *,
+        case_sensitive: bool = True,
+        committer: Committer | None = None,
+    ) -> None:
+        super().__init__(metadata, committer)
         self._spec = metadata.spec()
         for f in self._spec.fields:
             if not f.is_known_transform:

@@ -222,3 +222,19 @@ def test_commit_to_a_concurrently_changed_table_fails(v2: TableMetadata) -> None
     changed = apply_updates(v2, [SetProperties({"x": "y"})])
     result = UpdateSchema(v2).add_column("c", LongType()).commit_to(changed)
     assert result.properties == {"x": "y"} and result.schema().find_field("c") is not None
+
+
+def test_a_committer_receives_the_updates_and_requirements(v2: TableMetadata) -> None:
+    received: list[object] = []
+
+    def commit(updates: tuple[object, ...], requirements: tuple[object, ...]) -> TableMetadata:
+        received.append((updates, requirements))
+        return apply_updates(v2, updates)  # type: ignore[arg-type]
+
+    with UpdateSortOrder(v2, committer=commit) as update:  # type: ignore[arg-type]
+        update.desc("id")
+    assert len(received) == 1
+    updates, requirements = received[0]  # type: ignore[misc]
+    assert [u.action for u in updates] == ["add-sort-order", "set-default-sort-order"]
+    assert requirements == (AssertTableUUID(UUID), AssertDefaultSortOrderId(0))
+    assert update.metadata.default_sort_order_id == 1

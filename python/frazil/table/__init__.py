@@ -18,12 +18,14 @@ Each builder collects changes against a TableMetadata and yields ``(updates, req
     body = {"updates": [u.to_json() for u in updates],
             "requirements": [r.to_json() for r in requirements]}  # a REST commit body
 
-Views: :func:`create_view`, :class:`ReplaceView`, :func:`apply_view_updates`.
+Branches and tags: :class:`ManageSnapshots`. Views: :func:`create_view`, :class:`ReplaceView`,
+:func:`apply_view_updates`.
 """
 
 from __future__ import annotations
 
-from frazil.table._builder import EvolutionBuilder
+from frazil.table._builder import Committer, EvolutionBuilder
+from frazil.table.manage_snapshots import ManageSnapshots
 from frazil.table.requirements import (
     AssertCreate,
     AssertCurrentSchemaId,
@@ -90,7 +92,9 @@ __all__ = [
     "AssertTableUUID",
     "AssertViewUUID",
     "AssignUUID",
+    "Committer",
     "EvolutionBuilder",
+    "ManageSnapshots",
     "RemovePartitionStatistics",
     "RemoveProperties",
     "RemoveSnapshotRef",

@@ -1,0 +1,155 @@
+"""Branches, tags and the current snapshot (spec: "Snapshot Reference"; Java:
+``SnapshotManager`` and ``UpdateSnapshotReferencesOperation``).
+
+::
+
+    with ManageSnapshots(metadata) as refs:
+        refs.create_tag("v1.0", snapshot_id)
+        refs.create_branch("audit", max_ref_age_ms=7 * 24 * 3600 * 1000)
+        refs.rollback_to(older_snapshot_id)
+
+Changes are collected in order and committed as ``set-snapshot-ref`` and
+``remove-snapshot-ref`` updates; moving ``main`` changes the table's current snapshot.
+"""
+
+from __future__ import annotations
+
+from frazil.errors import InvalidUpdateError
+from frazil.metadata import TableMetadata
+from frazil.snapshots import MAIN_BRANCH, SnapshotRef, SnapshotRefType
+from frazil.table._builder import Committer, EvolutionBuilder
+from frazil.table.updates import RemoveSnapshotRef, SetSnapshotRef, TableUpdate
+
+__all__ = ["ManageSnapshots"]
+
+
+class ManageSnapshots(EvolutionBuilder[dict[str, SnapshotRef]]):
+    """Create, move and remove branches and tags; roll the table back or forward."""
+
+    def __init__(self, metadata: TableMetadata, *, committer: Committer | None = None) -> None:
+        super().__init__(metadata, committer)
+        self._refs: dict[str, SnapshotRef] = dict(metadata.refs)
+        self._changes: dict[str, SnapshotRef | None] = {}
+
+    def _snapshot(self, snapshot_id: int | None, what: str) -> int:
+        if snapshot_id is None:
+            current = self._refs.get(MAIN_BRANCH)
+            if current is None:
+                raise InvalidUpdateError(f"cannot {what}: the table has no current snapshot")
+            return current.snapshot_id
+        if self._base.snapshot_by_id(snapshot_id) is None:
+            raise InvalidUpdateError(f"cannot {what}: unknown snapshot {snapshot_id}")
+        return snapshot_id
+
+    def _set(self, name: str, ref: SnapshotRef) -> ManageSnapshots:
+        self._refs[name] = ref
+        self._changes[name] = ref
+        return self
+
+    def _existing(self, name: str, kind: SnapshotRefType, what: str) -> SnapshotRef:
+        ref = self._refs.get(name)
+        if ref is None:
+            raise InvalidUpdateError(f"cannot {what}: {kind.value} {name!r} does not exist")
+        if ref.type is not kind:
+            raise InvalidUpdateError(f"cannot {what}: {name!r} is a {ref.type.value}")
+        return ref
+
+    def create_branch(
+        self,
+        name: str,
+        snapshot_id: int | None = None,
+        *,
+        min_snapshots_to_keep: int | None = None,
+        max_snapshot_age_ms: int | None = None,
+        max_ref_age_ms: int | None = None,
+    ) -> ManageSnapshots:
+        """A new branch at ``snapshot_id`` (default: the current snapshot)."""
+        if name in self._refs:
+            raise InvalidUpdateError(f"cannot create branch {name!r}: the ref already exists")
+        target = self._snapshot(snapshot_id, f"create branch {name!r}")
+        return self._set(
+            name,
+            SnapshotRef.branch(
+                target,
+                min_snapshots_to_keep=min_snapshots_to_keep,
+                max_snapshot_age_ms=max_snapshot_age_ms,
+                max_ref_age_ms=max_ref_age_ms,
+            ),
+        )
+
+    def create_tag(
+        self, name: str, snapshot_id: int | None = None, *, max_ref_age_ms: int | None = None
+    ) -> ManageSnapshots:
+        """A new tag at ``snapshot_id`` (default: the current snapshot)."""
+        if name in self._refs:
+            raise InvalidUpdateError(f"cannot create tag {name!r}: the ref already exists")
+        target = self._snapshot(snapshot_id, f"create tag {name!r}")
+        return self._set(name, SnapshotRef.tag(target, max_ref_age_ms))
+
+    def remove_branch(self, name: str) -> ManageSnapshots:
+        if name == MAIN_BRANCH:
+            raise InvalidUpdateError("cannot remove the main branch")
+        self._existing(name, SnapshotRefType.BRANCH, f"remove branch {name!r}")
+        del self._refs[name]
+        self._changes[name] = None
+        return self
+
+    def remove_tag(self, name: str) -> ManageSnapshots:
+        self._existing(name, SnapshotRefType.TAG, f"remove tag {name!r}")
+        del self._refs[name]
+        self._changes[name] = None
+        return self
+
+    def replace_branch(self, name: str, snapshot_id: int) -> ManageSnapshots:
+        """Point an existing branch at another snapshot, keeping its retention settings."""
+        ref = self._existing(name, SnapshotRefType.BRANCH, f"move branch {name!r}")
+        target = self._snapshot(snapshot_id, f"move branch {name!r}")
+        return self._set(
+            name,
+            SnapshotRef(
+                target,
+                ref.type,
+                ref.min_snapshots_to_keep,
+                ref.max_snapshot_age_ms,
+                ref.max_ref_age_ms,
+            ),
+        )
+
+    def set_current_snapshot(self, snapshot_id: int) -> ManageSnapshots:
+        """Make any snapshot of the table current (Java: setCurrentSnapshot)."""
+        target = self._snapshot(snapshot_id, "set the current snapshot")
+        main = self._refs.get(MAIN_BRANCH)
+        if main is None:
+            return self._set(MAIN_BRANCH, SnapshotRef.branch(target))
+        return self.replace_branch(MAIN_BRANCH, target)
+
+    def rollback_to(self, snapshot_id: int) -> ManageSnapshots:
+        """Make an ancestor of the current snapshot current again (Java: rollbackTo)."""
+        main = self._refs.get(MAIN_BRANCH)
+        ancestors: set[int] = set()
+        current = None if main is None else self._base.snapshot_by_id(main.snapshot_id)
+        while current is not None and current.snapshot_id not in ancestors:
+            ancestors.add(current.snapshot_id)
+            parent = current.parent_snapshot_id
+            current = None if parent is None else self._base.snapshot_by_id(parent)
+        if snapshot_id not in ancestors:
+            raise InvalidUpdateError(
+                f"cannot roll back to snapshot {snapshot_id}: it is not an ancestor of the "
+                "current snapshot"
+            )
+        return self.set_current_snapshot(snapshot_id)
+
+    def apply(self) -> dict[str, SnapshotRef]:
+        """The refs after these changes."""
+        return dict(self._refs)
+
+    def updates(self) -> tuple[TableUpdate, ...]:
+        out: list[TableUpdate] = []
+        for name, ref in self._changes.items():
+            before = self._base.refs.get(name)
+            if ref is None:
+                if before is not None:
+                    out.append(RemoveSnapshotRef(name))
+            elif ref != before:
+                out.append(SetSnapshotRef.of(name, ref))
+        return tuple(out)

@@ -26,7 +26,6 @@ from frazil.types import (
     LongType,
     PrimitiveType,
     StringType,
-    StructType,
     TimestampNanoType,
     TimestampType,
     TimestamptzNanoType,
@@ -51,14 +50,10 @@ def _fail(name: str, value: Any, t: IcebergType, why: str) -> InvalidUpdateError
 
 def check_default(value: Any, t: IcebergType, name: str) -> None:
     """Raise InvalidUpdateError unless ``value`` is a JSON single-value of type ``t``."""
-    if isinstance(t, StructType):
-        # Appendix D: a struct default is an object keyed by field id; only the empty struct
-        # is accepted here (its fields' own defaults apply), as Java's API offers.
-        if value != {}:
-            raise _fail(name, value, t, "struct defaults other than {} are not supported")
-        return
     if not isinstance(t, PrimitiveType):
-        raise _fail(name, value, t, "defaults are supported for primitive and struct columns")
+        # Java (Types.NestedField) refuses any non-null default on a nested type: a struct's
+        # fields carry their own defaults.
+        raise _fail(name, value, t, "a nested type's default must be null")
     if isinstance(t, BooleanType):
         ok = isinstance(value, bool)
     elif type(t) in _INT_RANGE:

@@ -223,6 +223,16 @@ fn integer_from_json(ty: &PrimitiveType, json: &Value) -> Result<i64> {
         Value::Number(n) if n.is_i64() || n.is_u64() => n.as_i64().ok_or_else(|| {
             Error::InvalidValue(format!("JSON {json} is out of range for type {ty}"))
         }),
+        // Integers beyond 64 bits are parsed as doubles; they are integers
+        // out of range rather than numbers of the wrong kind.
+        Value::Number(n)
+            if n.as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() >= 9.2e18) =>
+        {
+            Err(Error::InvalidValue(format!(
+                "JSON {json} is out of range for type {ty}"
+            )))
+        }
         _ => Err(Error::TypeMismatch(format!(
             "JSON {json} is not a valid value of type {ty}: expected a JSON integer"
         ))),

@@ -459,4 +459,22 @@ mod tests {
             );
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_timestamp_round_trips(micros in proptest::num::i64::ANY, zone: bool) {
+            let text = format_timestamp(micros, zone);
+            proptest::prop_assert_eq!(parse_timestamp(&text, zone).unwrap(), micros);
+        }
+
+        #[test]
+        fn any_date_round_trips(days in proptest::num::i32::ANY) {
+            proptest::prop_assert_eq!(parse_date(&format_date(days)).unwrap(), days);
+        }
+
+        #[test]
+        fn any_time_round_trips(micros in 0..MICROS_PER_DAY) {
+            proptest::prop_assert_eq!(parse_time(&format_time(micros).unwrap()).unwrap(), micros);
+        }
+    }
 }

@@ -225,4 +225,18 @@ mod tests {
         }
         assert!(parse(&"9".repeat(40)).is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn bytes_and_text_round_trip(unscaled in -i128::MAX..=i128::MAX, scale in -40i32..40) {
+            let bytes = to_min_bytes(unscaled);
+            proptest::prop_assert_eq!(from_be_bytes(&bytes).unwrap(), unscaled);
+            if bytes.len() > 1 {
+                // No redundant sign byte.
+                let redundant = (bytes[0] == 0x00 && bytes[1] < 0x80) || (bytes[0] == 0xFF && bytes[1] >= 0x80);
+                proptest::prop_assert!(!redundant);
+            }
+            proptest::prop_assert_eq!(parse(&format(unscaled, scale)).unwrap(), (unscaled, scale));
+        }
+    }
 }

@@ -167,7 +167,8 @@ fn literal_from_py(ty: &Type, obj: &Bound<'_, PyAny>) -> Result<Literal> {
             // A str with lone surrogates has no UTF-8 form (spec: "Primitive Types" note 3).
             Literal::String(s.to_str().map(str::to_owned).map_err(|_| {
                 Error::InvalidValue(format!(
-                    "{} cannot be encoded as UTF-8 (it contains a lone surrogate)",
+                    "{} is not a valid value of type string: it contains a lone surrogate, \
+                     which has no UTF-8 form",
                     repr(obj)
                 ))
             })?)

@@ -11,7 +11,7 @@ import json
 import math
 import struct
 import uuid
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import Any
 
 import pytest
@@ -92,7 +92,8 @@ def reference_bytes(type_: str, value: Any) -> bytes:
         return bytes(value.bytes)
     if type_.startswith("decimal"):
         scale = int(type_.split(",")[1].rstrip(")"))
-        return min_twos_complement(int(value.scaleb(scale)))
+        # A wide context: the default one rounds to 28 digits.
+        return min_twos_complement(int(value.scaleb(scale, context=Context(prec=100))))
     return bytes(value)  # fixed, binary
 
 

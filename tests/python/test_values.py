@@ -706,3 +706,21 @@ def test_struct_with_unknown_field_is_refused() -> None:
         values.to_json(STRUCT, {"id": 1, "nope": 2})
     with pytest.raises(FrazilTypeError):
         values.to_json(STRUCT, [1, "x"])
+
+
+def test_none_and_wrong_containers() -> None:
+    # JSON null is the absent value; it has no binary form and no hash.
+    assert values.to_json("int", None) is None
+    assert values.from_json("int", None) is None
+    with pytest.raises(FrazilTypeError):
+        values.from_bytes("string", "abc")  # type: ignore[arg-type]
+    map_type = {"type": "map", "key-id": 1, "key": "string", "value-id": 2}
+    map_type |= {"value-required": True, "value": "int"}
+    with pytest.raises(InvalidValueError):
+        values.to_json(map_type, {None: 1})
+    with pytest.raises(FrazilTypeError):
+        values.to_json(map_type, [("a", 1)])
+    with pytest.raises(FrazilTypeError):
+        values.to_json(map_type, {"a": "1"})
+    with pytest.raises(InvalidValueError):
+        values.from_json(map_type, {"keys": ["a", "a"], "values": [1, 2]})

@@ -5,6 +5,8 @@
 //! - a struct omits null fields when written and reads missing fields as null;
 //!   JSON keys that are not field ids of the struct are ignored;
 //! - a decimal is read only with exactly the type's scale;
+//! - a map with a null value is refused when written (Java cannot read it),
+//!   accepted when read;
 //! - NaN and infinities are written as the JSON strings `"NaN"`,
 //!   `"Infinity"` and `"-Infinity"` (Jackson's default, as JSON numbers
 //!   cannot express them) and those strings are read back;
@@ -59,9 +61,19 @@ pub fn to_json(ty: &Type, value: &Literal) -> Result<Value> {
                 .iter()
                 .map(|(k, _)| to_json(key, k))
                 .collect::<Result<Vec<_>>>()?;
+            // A null map value is valid Iceberg, but Java's SingleValueParser
+            // reads maps into an ImmutableMap, which throws on null values: a
+            // schema default holding one would make the table unreadable to
+            // Java, so it is refused here (reading one is accepted).
             let values = entries
                 .iter()
-                .map(|(_, v)| optional_to_json(value_type, v.as_ref()))
+                .map(|(k, v)| match v {
+                    Some(v) => to_json(value_type, v),
+                    None => Err(Error::InvalidValue(format!(
+                        "the value of key {k} in a {ty} is null: Apache Iceberg Java cannot \
+                         read a JSON map with null values, so none is written"
+                    ))),
+                })
                 .collect::<Result<Vec<_>>>()?;
             let mut object = JsonMap::new();
             object.insert("keys".into(), Value::Array(keys));

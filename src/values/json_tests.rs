@@ -97,10 +97,23 @@ fn nested_examples() {
         map,
         Literal::Map(vec![
             (Literal::String("a".into()), Some(Literal::Long(1))),
-            (Literal::String("b".into()), None),
+            (Literal::String("b".into()), Some(Literal::Long(2))),
         ]),
-        json!({"keys": ["a", "b"], "values": [1, null]}),
+        json!({"keys": ["a", "b"], "values": [1, 2]}),
     );
+    // Null map values are read, but not written: Java cannot read them.
+    let with_null = Literal::Map(vec![
+        (Literal::String("a".into()), Some(Literal::Long(1))),
+        (Literal::String("b".into()), None),
+    ]);
+    assert_eq!(
+        from_json(&t(map), &json!({"keys": ["a", "b"], "values": [1, null]})).unwrap(),
+        with_null
+    );
+    assert!(matches!(
+        to_json(&t(map), &with_null),
+        Err(Error::InvalidValue(_))
+    ));
     let nested = r#"{"type":"list","element-id":1,"element-required":true,"element":
         {"type":"map","key-id":2,"key":"date","value-id":3,"value-required":true,"value":
         {"type":"struct","fields":[{"id":4,"name":"d","required":true,"type":"decimal(5,1)"}]}}}"#;

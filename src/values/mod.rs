@@ -19,7 +19,7 @@ mod json;
 use std::fmt;
 
 pub use binary::{from_bytes, to_bytes};
-pub use hash::hash;
+pub use hash::{hash, hash_bytes, hash_double, hash_long};
 pub use json::{from_json, to_json};
 
 use crate::error::Error;

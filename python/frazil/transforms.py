@@ -73,7 +73,10 @@ def _parameter(name: str, value: int) -> int:
 
 
 def bucket(values: ArrowLike, num_buckets: int, *, threads: int = 1) -> Any:
-    """``bucket[N]``: Murmur3 hash of each value (Appendix B), sign bit dropped, mod N. Returns int32."""
+    """``bucket[N]``: Murmur3 hash of each value (Appendix B), sign bit dropped, mod N.
+
+    Returns int32.
+    """
     n = _parameter("num_buckets", num_buckets)
     return apply(f"bucket[{n}]", values, threads=threads)
 

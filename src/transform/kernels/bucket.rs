@@ -1,0 +1,243 @@
+//! `bucket[N]` (spec: "Bucket Transform Details", Appendix B):
+//! `(murmur3_x86_32(x) & Integer.MAX_VALUE) % N`, as an int32 array.
+
+use std::sync::Arc;
+
+use arrow_array::types::{
+    BinaryViewType, ByteArrayType, ByteViewType, GenericBinaryType, GenericStringType,
+    StringViewType,
+};
+use arrow_array::types::{
+    Date32Type, Decimal128Type, Int16Type, Int32Type, Int64Type, Int8Type, Time32MillisecondType,
+    Time32SecondType, Time64MicrosecondType, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampSecondType,
+};
+use arrow_array::{
+    Array, ArrayRef, ArrowPrimitiveType, FixedSizeBinaryArray, GenericByteArray,
+    GenericByteViewArray, Int32Array, PrimitiveArray,
+};
+use arrow_buffer::{ArrowNativeType, Buffer};
+use arrow_data::ByteView;
+use arrow_schema::{DataType, TimeUnit};
+
+use super::{downcast, first_bad_valid, unsupported};
+use crate::error::{Error, Result};
+use crate::murmur3::{hash_bytes, hash_decimal, hash_int, hash_long};
+use crate::transform::Transform;
+
+/// `(hash & i32::MAX) % n` without a division per value: Lemire's direct
+/// remainder computation ("Faster Remainder by Direct Computation", 2019),
+/// exact for every 32-bit dividend and divisor. A hardware division per value
+/// would cost more than the hash itself.
+#[derive(Clone, Copy)]
+pub(crate) struct Buckets {
+    n: u64,
+    magic: u64,
+}
+
+impl Buckets {
+    pub(crate) fn new(n: u32) -> Self {
+        // n = 1 wraps the magic number to 0, which correctly yields 0.
+        let n = u64::from(n.max(1));
+        Self {
+            n,
+            magic: (u64::MAX / n).wrapping_add(1),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn of(self, hash: i32) -> i32 {
+        let positive = (hash & i32::MAX) as u64;
+        let fraction = self.magic.wrapping_mul(positive);
+        ((u128::from(fraction) * u128::from(self.n)) >> 64) as i32
+    }
+}
+
+pub(super) fn bucket(array: &dyn Array, n: u32) -> Result<ArrayRef> {
+    let b = Buckets::new(n);
+    let transform = Transform::Bucket(n);
+    let values = match array.data_type() {
+        // int, long and date all hash as long (Appendix B note 1).
+        DataType::Int8 => primitive::<Int8Type>(array, |v| b.of(hash_int(v.into())))?,
+        DataType::Int16 => primitive::<Int16Type>(array, |v| b.of(hash_int(v.into())))?,
+        DataType::Int32 => primitive::<Int32Type>(array, |v| b.of(hash_int(v)))?,
+        DataType::Int64 => primitive::<Int64Type>(array, |v| b.of(hash_long(v)))?,
+        DataType::Date32 => primitive::<Date32Type>(array, |v| b.of(hash_int(v)))?,
+        // time: microseconds from midnight. Seconds and milliseconds scale
+        // exactly (an i32 times 10^6 fits an i64); nanoseconds would not.
+        DataType::Time64(TimeUnit::Microsecond) => {
+            primitive::<Time64MicrosecondType>(array, |v| b.of(hash_long(v)))?
+        }
+        DataType::Time32(TimeUnit::Millisecond) => {
+            primitive::<Time32MillisecondType>(array, |v| b.of(hash_long(i64::from(v) * 1_000)))?
+        }
+        DataType::Time32(TimeUnit::Second) => {
+            primitive::<Time32SecondType>(array, |v| b.of(hash_long(i64::from(v) * 1_000_000)))?
+        }
+        // timestamp and timestamptz: microseconds from the epoch, in UTC
+        // whatever the zone.
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            primitive::<TimestampMicrosecondType>(array, |v| b.of(hash_long(v)))?
+        }
+        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+            scaled_timestamps::<TimestampMillisecondType>(array, 1_000, b)?
+        }
+        DataType::Timestamp(TimeUnit::Second, _) => {
+            scaled_timestamps::<TimestampSecondType>(array, 1_000_000, b)?
+        }
+        DataType::Decimal128(_, _) => {
+            primitive::<Decimal128Type>(array, |v| b.of(hash_decimal(v)))?
+        }
+        DataType::Utf8 => offsets::<GenericStringType<i32>>(array, b)?,
+        DataType::LargeUtf8 => offsets::<GenericStringType<i64>>(array, b)?,
+        DataType::Binary => offsets::<GenericBinaryType<i32>>(array, b)?,
+        DataType::LargeBinary => offsets::<GenericBinaryType<i64>>(array, b)?,
+        DataType::Utf8View => views::<StringViewType>(array, b)?,
+        DataType::BinaryView => views::<BinaryViewType>(array, b)?,
+        // fixed(L), and uuid (FixedSizeBinary(16), also the storage of the
+        // arrow.uuid extension type): the bytes as stored, big-endian for uuid.
+        DataType::FixedSizeBinary(_) => fixed(array, b)?,
+        // Timestamp(Nanosecond), Time64(Nanosecond): no Iceberg type here hashes
+        // them, and converting to microseconds would drop digits. Boolean,
+        // float and double are not valid for bucketing (Appendix B).
+        other => return Err(unsupported(transform, other)),
+    };
+    Ok(Arc::new(Int32Array::new(
+        values.into(),
+        array.nulls().cloned(),
+    )))
+}
+
+/// Maps every slot of a primitive array, nulls included (their values are
+/// ignored), in one loop LLVM can unroll.
+#[inline(always)]
+fn primitive<T: ArrowPrimitiveType>(
+    array: &dyn Array,
+    f: impl Fn(T::Native) -> i32,
+) -> Result<Vec<i32>> {
+    let array = downcast::<PrimitiveArray<T>>(array)?;
+    Ok(array.values().iter().map(|&v| f(v)).collect())
+}
+
+/// Timestamps in seconds or milliseconds, hashed as exact microseconds.
+/// A value whose microseconds do not fit a long has no Iceberg counterpart.
+fn scaled_timestamps<T>(array: &dyn Array, factor: i64, b: Buckets) -> Result<Vec<i32>>
+where
+    T: ArrowPrimitiveType<Native = i64>,
+{
+    let typed = downcast::<PrimitiveArray<T>>(array)?;
+    let (low, high) = (i64::MIN / factor, i64::MAX / factor);
+    let values = typed.values();
+    if values.iter().any(|&v| v < low || v > high) {
+        if let Some(i) = first_bad_valid(array, |i| values[i] < low || values[i] > high) {
+            return Err(Error::InvalidValue(format!(
+                "timestamp {} of Arrow type {} is out of range: it does not fit a long in microseconds",
+                values[i],
+                array.data_type()
+            )));
+        }
+    }
+    Ok(values
+        .iter()
+        .map(|&v| b.of(hash_long(v.wrapping_mul(factor))))
+        .collect())
+}
+
+fn corrupt(array: &dyn Array) -> Error {
+    Error::InvalidData(format!(
+        "malformed Arrow array of type {}: a value lies outside its data buffer",
+        array.data_type()
+    ))
+}
+
+/// string and binary with 32 or 64-bit offsets: the bytes of each value
+/// (UTF-8 for strings, Appendix B).
+fn offsets<T: ByteArrayType>(array: &dyn Array, b: Buckets) -> Result<Vec<i32>> {
+    let typed = downcast::<GenericByteArray<T>>(array)?;
+    let data = typed.value_data();
+    let offsets = typed.value_offsets();
+    let mut bad = false;
+    let out = offsets
+        .windows(2)
+        .map(|w| match data.get(w[0].as_usize()..w[1].as_usize()) {
+            Some(bytes) => b.of(hash_bytes(bytes)),
+            None => {
+                bad = true;
+                0
+            }
+        })
+        .collect();
+    if bad
+        && first_bad_valid(array, |i| {
+            data.get(offsets[i].as_usize()..offsets[i + 1].as_usize())
+                .is_none()
+        })
+        .is_some()
+    {
+        return Err(corrupt(array));
+    }
+    Ok(out)
+}
+
+/// The bytes of one value of a view array: inline in the view up to 12
+/// bytes, else in one of the data buffers.
+#[inline(always)]
+pub(crate) fn view_bytes<'a>(view: &'a u128, buffers: &'a [Buffer]) -> Option<&'a [u8]> {
+    let len = *view as u32 as usize;
+    if len <= 12 {
+        // Little-endian layout: length (4 bytes), then the inline data.
+        // SAFETY: a u128 is 16 initialised bytes; 4 + len <= 16.
+        let bytes: &[u8; 16] = unsafe { &*(view as *const u128).cast::<[u8; 16]>() };
+        return Some(&bytes[4..4 + len]);
+    }
+    let v = ByteView::from(*view);
+    let start = v.offset as usize;
+    buffers
+        .get(v.buffer_index as usize)?
+        .get(start..start.checked_add(len)?)
+}
+
+fn views<T: ByteViewType + ?Sized>(array: &dyn Array, b: Buckets) -> Result<Vec<i32>> {
+    let typed = downcast::<GenericByteViewArray<T>>(array)?;
+    let buffers = typed.data_buffers();
+    let mut bad = false;
+    let out = typed
+        .views()
+        .iter()
+        .map(|view| match view_bytes(view, buffers) {
+            Some(bytes) => b.of(hash_bytes(bytes)),
+            None => {
+                bad = true;
+                0
+            }
+        })
+        .collect();
+    if bad && first_bad_valid(array, |i| view_bytes(&typed.views()[i], buffers).is_none()).is_some()
+    {
+        return Err(corrupt(array));
+    }
+    Ok(out)
+}
+
+fn fixed(array: &dyn Array, b: Buckets) -> Result<Vec<i32>> {
+    let typed = downcast::<FixedSizeBinaryArray>(array)?;
+    let width = usize::try_from(typed.value_length()).map_err(|_| corrupt(array))?;
+    if width == 0 {
+        return Ok(vec![b.of(hash_bytes(&[])); typed.len()]);
+    }
+    let data = typed.value_data();
+    if data.len() < width * typed.len() {
+        return Err(corrupt(array));
+    }
+    let chunks = data[..width * typed.len()].chunks_exact(width);
+    if width == 16 {
+        // uuid: a constant length lets the hash loop unroll completely.
+        return Ok(chunks
+            .map(|c| match <&[u8; 16]>::try_from(c) {
+                Ok(uuid) => b.of(hash_bytes(uuid)),
+                Err(_) => b.of(hash_bytes(c)),
+            })
+            .collect());
+    }
+    Ok(chunks.map(|c| b.of(hash_bytes(c))).collect())
+}

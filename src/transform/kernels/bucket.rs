@@ -20,7 +20,7 @@ use arrow_buffer::{ArrowNativeType, Buffer};
 use arrow_data::ByteView;
 use arrow_schema::{DataType, TimeUnit};
 
-use super::{downcast, first_bad_valid, unsupported};
+use super::{downcast, first_bad_valid, map_values, unsupported};
 use crate::error::{Error, Result};
 use crate::murmur3::{hash_bytes, hash_decimal, hash_int, hash_long};
 use crate::transform::Transform;
@@ -58,36 +58,34 @@ pub(super) fn bucket(array: &dyn Array, n: u32) -> Result<ArrayRef> {
     let transform = Transform::Bucket(n);
     let values = match array.data_type() {
         // int, long and date all hash as long (Appendix B note 1).
-        DataType::Int8 => primitive::<Int8Type>(array, |v| b.of(hash_int(v.into())))?,
-        DataType::Int16 => primitive::<Int16Type>(array, |v| b.of(hash_int(v.into())))?,
-        DataType::Int32 => primitive::<Int32Type>(array, |v| b.of(hash_int(v)))?,
-        DataType::Int64 => primitive::<Int64Type>(array, |v| b.of(hash_long(v)))?,
-        DataType::Date32 => primitive::<Date32Type>(array, |v| b.of(hash_int(v)))?,
+        DataType::Int8 => primitive::<Int8Type>(array, n, |v| hash_int(v.into()))?,
+        DataType::Int16 => primitive::<Int16Type>(array, n, |v| hash_int(v.into()))?,
+        DataType::Int32 => primitive::<Int32Type>(array, n, hash_int)?,
+        DataType::Int64 => primitive::<Int64Type>(array, n, hash_long)?,
+        DataType::Date32 => primitive::<Date32Type>(array, n, hash_int)?,
         // time: microseconds from midnight. Seconds and milliseconds scale
         // exactly (an i32 times 10^6 fits an i64); nanoseconds would not.
         DataType::Time64(TimeUnit::Microsecond) => {
-            primitive::<Time64MicrosecondType>(array, |v| b.of(hash_long(v)))?
+            primitive::<Time64MicrosecondType>(array, n, hash_long)?
         }
         DataType::Time32(TimeUnit::Millisecond) => {
-            primitive::<Time32MillisecondType>(array, |v| b.of(hash_long(i64::from(v) * 1_000)))?
+            primitive::<Time32MillisecondType>(array, n, |v| hash_long(i64::from(v) * 1_000))?
         }
         DataType::Time32(TimeUnit::Second) => {
-            primitive::<Time32SecondType>(array, |v| b.of(hash_long(i64::from(v) * 1_000_000)))?
+            primitive::<Time32SecondType>(array, n, |v| hash_long(i64::from(v) * 1_000_000))?
         }
         // timestamp and timestamptz: microseconds from the epoch, in UTC
         // whatever the zone.
         DataType::Timestamp(TimeUnit::Microsecond, _) => {
-            primitive::<TimestampMicrosecondType>(array, |v| b.of(hash_long(v)))?
+            primitive::<TimestampMicrosecondType>(array, n, hash_long)?
         }
         DataType::Timestamp(TimeUnit::Millisecond, _) => {
-            scaled_timestamps::<TimestampMillisecondType>(array, 1_000, b)?
+            scaled_timestamps::<TimestampMillisecondType>(array, 1_000, n)?
         }
         DataType::Timestamp(TimeUnit::Second, _) => {
-            scaled_timestamps::<TimestampSecondType>(array, 1_000_000, b)?
+            scaled_timestamps::<TimestampSecondType>(array, 1_000_000, n)?
         }
-        DataType::Decimal128(_, _) => {
-            primitive::<Decimal128Type>(array, |v| b.of(hash_decimal(v)))?
-        }
+        DataType::Decimal128(_, _) => primitive::<Decimal128Type>(array, n, hash_decimal)?,
         DataType::Utf8 => offsets::<GenericStringType<i32>>(array, b)?,
         DataType::LargeUtf8 => offsets::<GenericStringType<i64>>(array, b)?,
         DataType::Binary => offsets::<GenericBinaryType<i32>>(array, b)?,
@@ -108,20 +106,53 @@ pub(super) fn bucket(array: &dyn Array, n: u32) -> Result<ArrayRef> {
     )))
 }
 
-/// Maps every slot of a primitive array, nulls included (their values are
-/// ignored), in one loop LLVM can unroll.
+/// Divisors above this use [`Buckets`]; below it [`float_remainder`] is exact.
+const FLOAT_REMAINDER_LIMIT: u32 = i32::MAX as u32 - 4096;
+
+/// `h % n` for `0 <= h < 2^31` and `3 <= n <= FLOAT_REMAINDER_LIMIT`, by a
+/// multiplication with the reciprocal in double precision, which vectorises
+/// (unlike a 64-bit high multiplication). `h * inv` is within `2^-21` of
+/// `h / n`, so the quotient is off by at most one, and only when the true
+/// remainder is within 1024 of 0 or of `n`; the two selects correct that.
+#[inline(always)]
+pub(crate) fn float_remainder(h: i32, n: i32, inv: f64) -> i32 {
+    // SAFETY: 0 <= h * inv < 2^30 for n >= 3, well inside the range of i32.
+    let q: i32 = unsafe { (f64::from(h) * inv).to_int_unchecked() };
+    let r = h.wrapping_sub(q.wrapping_mul(n));
+    let r = if r < 0 { r + n } else { r };
+    if r >= n {
+        r - n
+    } else {
+        r
+    }
+}
+
+/// Buckets every slot of a primitive array, nulls included (their values
+/// are ignored), with the cheapest exact remainder for `n`, each in one loop
+/// that LLVM can vectorise.
 #[inline(always)]
 fn primitive<T: ArrowPrimitiveType>(
     array: &dyn Array,
-    f: impl Fn(T::Native) -> i32,
+    n: u32,
+    hash: impl Fn(T::Native) -> i32 + Copy,
 ) -> Result<Vec<i32>> {
-    let array = downcast::<PrimitiveArray<T>>(array)?;
-    Ok(array.values().iter().map(|&v| f(v)).collect())
+    let values = downcast::<PrimitiveArray<T>>(array)?.values();
+    Ok(if n.is_power_of_two() {
+        // (h & i32::MAX) % 2^k keeps the low k bits; k < 31.
+        let mask = (n - 1) as i32;
+        map_values(values, move |v| hash(v) & mask)
+    } else if n <= FLOAT_REMAINDER_LIMIT {
+        let (n, inv) = (n as i32, 1.0 / f64::from(n));
+        map_values(values, move |v| float_remainder(hash(v) & i32::MAX, n, inv))
+    } else {
+        let b = Buckets::new(n);
+        map_values(values, move |v| b.of(hash(v)))
+    })
 }
 
 /// Timestamps in seconds or milliseconds, hashed as exact microseconds.
 /// A value whose microseconds do not fit a long has no Iceberg counterpart.
-fn scaled_timestamps<T>(array: &dyn Array, factor: i64, b: Buckets) -> Result<Vec<i32>>
+fn scaled_timestamps<T>(array: &dyn Array, factor: i64, n: u32) -> Result<Vec<i32>>
 where
     T: ArrowPrimitiveType<Native = i64>,
 {
@@ -137,10 +168,7 @@ where
             )));
         }
     }
-    Ok(values
-        .iter()
-        .map(|&v| b.of(hash_long(v.wrapping_mul(factor))))
-        .collect())
+    primitive::<T>(array, n, move |v| hash_long(v.wrapping_mul(factor)))
 }
 
 fn corrupt(array: &dyn Array) -> Error {

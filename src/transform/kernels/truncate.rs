@@ -24,7 +24,7 @@ use arrow_buffer::{ArrowNativeType, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 
 use super::bucket::view_bytes;
-use super::{downcast, first_bad_valid, unsupported};
+use super::{downcast, first_bad_valid, min_max, unsupported};
 use crate::error::{Error, Result};
 use crate::transform::Transform;
 
@@ -63,7 +63,7 @@ fn out_of_range(
 fn ints<T>(array: &dyn Array, width: u32) -> Result<ArrayRef>
 where
     T: ArrowPrimitiveType,
-    T::Native: Into<i32>,
+    T::Native: Into<i32> + Ord,
 {
     let typed = downcast::<PrimitiveArray<T>>(array)?;
     let values = typed.values();
@@ -72,7 +72,7 @@ where
     let w = i32::try_from(width).unwrap_or(i32::MAX);
     // i32 remainder by a positive divisor never overflows.
     let rounded = |v: i32| i64::from(v) - i64::from(v.rem_euclid(w));
-    let min = values.iter().map(|&v| v.into()).min().unwrap_or(0);
+    let min = min_max(values).map_or(0, |(lo, _)| lo.into());
     if rounded(min) < i64::from(i32::MIN) {
         if let Some(i) = first_bad_valid(array, |i| rounded(values[i].into()) < i64::from(i32::MIN))
         {
@@ -97,7 +97,7 @@ fn longs(array: &dyn Array, width: u32) -> Result<ArrayRef> {
     let values = typed.values();
     let w = i64::from(width);
     let rounded = |v: i64| v.checked_sub(v.rem_euclid(w));
-    let min = values.iter().copied().min().unwrap_or(0);
+    let min = min_max(values).map_or(0, |(lo, _)| lo);
     if rounded(min).is_none() {
         if let Some(i) = first_bad_valid(array, |i| rounded(values[i]).is_none()) {
             return Err(out_of_range(
@@ -128,8 +128,7 @@ fn decimals(array: &dyn Array, width: u32, precision: u8) -> Result<ArrayRef> {
         .checked_pow(u32::from(precision))
         .unwrap_or(i128::MAX);
     let rounded = |v: i128| v.checked_sub(v.rem_euclid(w)).filter(|r| *r >= smallest);
-    let min = values.iter().copied().min().unwrap_or(0);
-    let max = values.iter().copied().max().unwrap_or(0);
+    let (min, max) = min_max(values).unwrap_or((0, 0));
     if rounded(min).is_none() {
         if let Some(i) = first_bad_valid(array, |i| rounded(values[i]).is_none()) {
             let detail = format!("has more digits than the precision {precision} allows");

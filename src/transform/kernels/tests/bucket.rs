@@ -6,7 +6,7 @@ use arrow_array::*;
 use proptest::prelude::*;
 
 use super::*;
-use crate::transform::kernels::bucket::Buckets;
+use crate::transform::kernels::bucket::{float_remainder, Buckets};
 
 #[test]
 fn bucket_appendix_b_values() {
@@ -209,6 +209,22 @@ proptest! {
     #[test]
     fn fast_remainder_is_exact(hash in any::<i32>(), n in 1u32..=i32::MAX as u32) {
         prop_assert_eq!(Buckets::new(n).of(hash), (hash & i32::MAX) % n as i32);
+    }
+
+    #[test]
+    fn float_remainder_is_exact(hash in 0..=i32::MAX, n in 3..=(i32::MAX - 4096)) {
+        prop_assert_eq!(float_remainder(hash, n, 1.0 / f64::from(n)), hash % n);
+        // Multiples of n and their neighbours are where the quotient can be off.
+        let multiple = (hash / n) * n;
+        for h in [multiple, (multiple - 1).max(0), multiple.saturating_add(1)] {
+            prop_assert_eq!(float_remainder(h, n, 1.0 / f64::from(n)), h % n);
+        }
+    }
+
+    #[test]
+    fn long_buckets_match_the_reference_for_any_n(values in proptest::collection::vec(any::<i64>(), 0..40), n in 1u32..=i32::MAX as u32) {
+        let expected: Vec<Option<i32>> = values.iter().map(|v| Some(expected_bucket(&v.to_le_bytes(), n as i32))).collect();
+        prop_assert_eq!(bucket(n, &Int64Array::from(values)), expected);
     }
 
     #[test]

@@ -6,7 +6,9 @@ use arrow_array::*;
 use proptest::prelude::*;
 
 use super::*;
-use crate::transform::kernels::temporal::civil_year_month;
+use crate::transform::kernels::temporal::{
+    civil_fast, civil_year_month, FAST_MAX_DAYS, FAST_MIN_DAYS,
+};
 
 /// Year and month by walking the calendar from 1970: slow but obviously right.
 fn walk_year_month(days: i64) -> (i64, i64) {
@@ -50,6 +52,22 @@ proptest! {
     #[test]
     fn civil_dates_match_a_calendar_walk(days in -200_000i64..200_000) {
         prop_assert_eq!(civil_year_month(days), walk_year_month(days));
+    }
+
+    #[test]
+    fn fast_civil_dates_match(days in FAST_MIN_DAYS..=FAST_MAX_DAYS) {
+        let (year, month) = civil_year_month(i64::from(days));
+        prop_assert_eq!(civil_fast(days), (year as i32, month as i32));
+        let months = temporal(Transform::Month, &Date32Array::from(vec![days]));
+        prop_assert_eq!(months, vec![Some(((year - 1970) * 12 + month - 1) as i32)]);
+    }
+}
+
+#[test]
+fn fast_civil_dates_match_on_every_day_of_two_eras() {
+    for days in -146_097 * 2..146_097 * 2 {
+        let (year, month) = civil_year_month(i64::from(days));
+        assert_eq!(civil_fast(days), (year as i32, month as i32), "{days}");
     }
 }
 

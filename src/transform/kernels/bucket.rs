@@ -8,9 +8,9 @@ use arrow_array::types::{
     StringViewType,
 };
 use arrow_array::types::{
-    Date32Type, Decimal128Type, Int16Type, Int32Type, Int64Type, Int8Type, Time32MillisecondType,
-    Time32SecondType, Time64MicrosecondType, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampSecondType,
+    Date32Type, Decimal128Type, Decimal32Type, Decimal64Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampSecondType,
 };
 use arrow_array::{
     Array, ArrayRef, ArrowPrimitiveType, FixedSizeBinaryArray, GenericByteArray,
@@ -84,6 +84,14 @@ pub(super) fn bucket(array: &dyn Array, n: u32) -> Result<ArrayRef> {
         }
         DataType::Timestamp(TimeUnit::Second, _) => {
             scaled_timestamps::<TimestampSecondType>(array, 1_000_000, n)?
+        }
+        // Decimal32 and Decimal64 hold decimals of a smaller precision; the
+        // hash depends only on the unscaled value (Appendix B note 2).
+        DataType::Decimal32(_, _) => {
+            primitive::<Decimal32Type>(array, n, |v| hash_decimal(v.into()))?
+        }
+        DataType::Decimal64(_, _) => {
+            primitive::<Decimal64Type>(array, n, |v| hash_decimal(v.into()))?
         }
         DataType::Decimal128(_, _) => primitive::<Decimal128Type>(array, n, hash_decimal)?,
         DataType::Utf8 => offsets::<GenericStringType<i32>>(array, b)?,

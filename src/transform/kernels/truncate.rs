@@ -13,18 +13,19 @@ use std::sync::Arc;
 
 use arrow_array::builder::make_view;
 use arrow_array::types::{
-    BinaryViewType, ByteArrayType, ByteViewType, Decimal128Type, DecimalType, GenericBinaryType,
-    GenericStringType, Int16Type, Int32Type, Int64Type, Int8Type, StringViewType,
+    BinaryViewType, ByteArrayType, ByteViewType, Decimal128Type, Decimal32Type, Decimal64Type,
+    DecimalType, GenericBinaryType, GenericStringType, Int16Type, Int32Type, Int64Type, Int8Type,
+    StringViewType,
 };
 use arrow_array::{
-    Array, ArrayRef, ArrowPrimitiveType, Decimal128Array, GenericByteArray, GenericByteViewArray,
-    Int32Array, Int64Array, PrimitiveArray,
+    Array, ArrayRef, ArrowPrimitiveType, GenericByteArray, GenericByteViewArray, Int32Array,
+    Int64Array, PrimitiveArray,
 };
 use arrow_buffer::{ArrowNativeType, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 
 use super::bucket::view_bytes;
-use super::{downcast, first_bad_valid, min_max, unsupported};
+use super::{downcast, first_bad_valid, map_values_plain, min_max, unsupported};
 use crate::error::{Error, Result};
 use crate::transform::Transform;
 
@@ -36,7 +37,9 @@ pub(super) fn truncate(array: &dyn Array, width: u32) -> Result<ArrayRef> {
         DataType::Int16 => ints::<Int16Type>(array, w),
         DataType::Int32 => ints::<Int32Type>(array, w),
         DataType::Int64 => longs(array, w),
-        DataType::Decimal128(precision, _) => decimals(array, w, *precision),
+        DataType::Decimal32(p, s) => decimals::<Decimal32Type>(array, w, *p, *s),
+        DataType::Decimal64(p, s) => decimals::<Decimal64Type>(array, w, *p, *s),
+        DataType::Decimal128(p, s) => decimals::<Decimal128Type>(array, w, *p, *s),
         DataType::Utf8 => bytes::<GenericStringType<i32>>(array, w, utf8_prefix_len),
         DataType::LargeUtf8 => bytes::<GenericStringType<i64>>(array, w, utf8_prefix_len),
         DataType::Binary => bytes::<GenericBinaryType<i32>>(array, w, byte_prefix_len),
@@ -120,54 +123,49 @@ fn longs(array: &dyn Array, width: u32) -> Result<ArrayRef> {
 
 /// decimal(P,S): W applies to the unscaled value (`scaled_W = decimal(W,
 /// scale)`); the result keeps the column's type and must fit its precision.
-fn decimals(array: &dyn Array, width: u32, precision: u8) -> Result<ArrayRef> {
-    let typed = downcast::<PrimitiveArray<Decimal128Type>>(array)?;
+/// Decimal32 and Decimal64 columns are decimals of a smaller precision.
+fn decimals<T>(array: &dyn Array, width: u32, precision: u8, scale: i8) -> Result<ArrayRef>
+where
+    T: DecimalType,
+    T::Native: Into<i128> + TryFrom<i128> + Ord + Default,
+{
+    let typed = downcast::<PrimitiveArray<T>>(array)?;
     let values = typed.values();
     let w = i128::from(width);
     let smallest = 1 - 10i128
         .checked_pow(u32::from(precision))
         .unwrap_or(i128::MAX);
     let rounded = |v: i128| v.checked_sub(v.rem_euclid(w)).filter(|r| *r >= smallest);
-    let (min, max) = min_max(values).unwrap_or((0, 0));
+    let (min, max): (i128, i128) =
+        min_max(values).map_or((0, 0), |(lo, hi)| (lo.into(), hi.into()));
     if rounded(min).is_none() {
-        if let Some(i) = first_bad_valid(array, |i| rounded(values[i]).is_none()) {
+        if let Some(i) = first_bad_valid(array, |i| rounded(values[i].into()).is_none()) {
             let detail = format!("has more digits than the precision {precision} allows");
-            return Err(out_of_range(
-                unscaled_display(values[i], array.data_type()),
-                width,
-                array.data_type(),
-                &detail,
-            ));
+            let shown = Decimal128Type::format_decimal(values[i].into(), precision, scale);
+            return Err(out_of_range(shown, width, array.data_type(), &detail));
         }
     }
-    let out: Vec<i128> = if i64::try_from(min).is_ok() && i64::try_from(max).is_ok() {
+    // Every valid result lies between the smallest value of the precision
+    // and the source value, so it fits the source's native type; a null
+    // slot's garbage may not, and becomes 0.
+    let narrow = |r: i128| T::Native::try_from(r).unwrap_or_default();
+    let out: Vec<T::Native> = if i64::try_from(min).is_ok() && i64::try_from(max).is_ok() {
         // The common case (precision up to 18): 64-bit division is far
         // cheaper than 128-bit.
         let w = i64::from(width);
-        values
-            .iter()
-            .map(|&v| {
-                let v = v as i64;
-                i128::from(v) - i128::from(v.rem_euclid(w))
-            })
-            .collect()
+        map_values_plain(values, |v| {
+            let v = v.into() as i64;
+            narrow(i128::from(v) - i128::from(v.rem_euclid(w)))
+        })
     } else {
-        values
-            .iter()
-            .map(|&v| v.wrapping_sub(v.rem_euclid(w)))
-            .collect()
+        map_values_plain(values, |v| {
+            let v: i128 = v.into();
+            narrow(v.wrapping_sub(v.rem_euclid(w)))
+        })
     };
-    let out = Decimal128Array::new(out.into(), typed.nulls().cloned())
+    let out = PrimitiveArray::<T>::new(out.into(), typed.nulls().cloned())
         .with_data_type(array.data_type().clone());
     Ok(Arc::new(out))
-}
-
-/// A decimal's unscaled value shown with its scale, for error messages.
-fn unscaled_display(unscaled: i128, data_type: &DataType) -> String {
-    match data_type {
-        DataType::Decimal128(p, s) => Decimal128Type::format_decimal(unscaled, *p, *s),
-        _ => unscaled.to_string(),
-    }
 }
 
 /// The byte length of the first `width` code points of the UTF-8 `s`

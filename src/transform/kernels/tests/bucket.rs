@@ -243,3 +243,31 @@ proptest! {
         prop_assert_eq!(bucket(1024, &LargeBinaryArray::from(refs)), expected);
     }
 }
+
+#[test]
+fn narrow_decimals_hash_like_decimal128() {
+    let unscaled = [
+        -129i64,
+        -128,
+        -1,
+        0,
+        1,
+        127,
+        128,
+        1420,
+        999_999_999,
+        -999_999_999,
+    ];
+    let wide = Decimal128Array::from(unscaled.iter().map(|&v| i128::from(v)).collect::<Vec<_>>())
+        .with_precision_and_scale(38, 2)
+        .unwrap();
+    let d64 = Decimal64Array::from(unscaled.to_vec())
+        .with_precision_and_scale(18, 2)
+        .unwrap();
+    let d32 = Decimal32Array::from(unscaled.iter().map(|&v| v as i32).collect::<Vec<_>>())
+        .with_precision_and_scale(9, 2)
+        .unwrap();
+    let want = bucket(1_000_003, &wide);
+    assert_eq!(bucket(1_000_003, &d64), want);
+    assert_eq!(bucket(1_000_003, &d32), want);
+}

@@ -220,3 +220,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn narrow_decimals_truncate_like_decimal128() {
+    let d64 = Decimal64Array::from(vec![Some(1065), None, Some(-1065)])
+        .with_precision_and_scale(10, 2)
+        .unwrap();
+    let got = truncate(50, &d64);
+    assert_eq!(got.data_type(), &DataType::Decimal64(10, 2));
+    let got: Vec<Option<i64>> = got
+        .as_primitive::<arrow_array::types::Decimal64Type>()
+        .iter()
+        .collect();
+    assert_eq!(got, vec![Some(1050), None, Some(-1100)]);
+    let d32 = Decimal32Array::from(vec![-999_999_999])
+        .with_precision_and_scale(9, 0)
+        .unwrap();
+    let err = apply(Transform::Truncate(10), &d32).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidValue(m) if m.contains("-999999999")),
+        "{err:?}"
+    );
+    let d32 = Decimal32Array::from(vec![1065])
+        .with_precision_and_scale(9, 2)
+        .unwrap();
+    let got = truncate(50, &d32);
+    assert_eq!(
+        got.as_primitive::<arrow_array::types::Decimal32Type>()
+            .value(0),
+        1050
+    );
+}

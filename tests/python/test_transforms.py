@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import date, datetime, time, timedelta, timezone
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import Any
 
 import pyarrow as pa
@@ -81,6 +81,8 @@ def bucket_of(data: bytes, n: int) -> int:
     return (murmur3_32(data) & 0x7FFFFFFF) % n
 
 
+# Decimal arithmetic without rounding: the default context keeps 28 digits.
+EXACT = Context(prec=100)
 EPOCH = datetime(1970, 1, 1)
 EPOCH_DATE = date(1970, 1, 1)
 UUID = uuid.UUID("f79c3e09-677c-4bbd-a479-3f349cb785e7")
@@ -193,7 +195,7 @@ def test_bucket_binary_reference(values: list[bytes | None], n: int) -> None:
     bucket_counts,
 )
 def test_bucket_decimals_use_minimum_length_bytes(unscaled: list[int], scale: int, n: int) -> None:
-    values = [Decimal(u).scaleb(-scale) for u in unscaled]
+    values = [Decimal(u).scaleb(-scale, EXACT) for u in unscaled]
     array = pa.array(values, pa.decimal128(38, scale))
     expected = [bucket_of(decimal_bytes(u), n) for u in unscaled]
     assert bucket(array, n).to_pylist() == expected
@@ -308,10 +310,10 @@ def test_truncate_refuses_results_below_the_minimum() -> None:
     st.integers(1, 10**6),
 )
 def test_truncate_decimals(unscaled: list[int | None], scale: int, w: int) -> None:
-    values = [None if u is None else Decimal(u).scaleb(-scale) for u in unscaled]
+    values = [None if u is None else Decimal(u).scaleb(-scale, EXACT) for u in unscaled]
     result = truncate(pa.array(values, pa.decimal128(38, scale)), w)
     expected = [
-        None if u is None else Decimal(floor_truncate(u, w)).scaleb(-scale) for u in unscaled
+        None if u is None else Decimal(floor_truncate(u, w)).scaleb(-scale, EXACT) for u in unscaled
     ]
     assert result.type == pa.decimal128(38, scale)
     assert result.to_pylist() == expected
@@ -435,7 +437,11 @@ def test_floor_semantics_one_microsecond_before_1970() -> None:
 
 def test_identity_and_void() -> None:
     array = pa.array([1.5, None, float("nan")])
-    assert identity(array).equals(array)
+    same = identity(array)
+    assert same.to_pylist()[:2] == [1.5, None]
+    assert same.is_nan().to_pylist() == [False, None, True]
+    # Zero-copy: the very same values buffer comes back.
+    assert same.buffers()[1].address == array.buffers()[1].address
     nulls = void(array)
     assert nulls.type == pa.float64()
     assert nulls.null_count == 3
@@ -603,3 +609,14 @@ def test_transform_objects_apply() -> None:
 def test_bucket_results_are_in_range(n: int) -> None:
     result = bucket(pa.array(range(-500, 500), pa.int64()), n).to_pylist()
     assert all(r is not None and 0 <= r < n for r in result)
+
+
+def test_narrow_decimal_types() -> None:
+    values = [Decimal("10.65"), None, Decimal("-1.28"), Decimal("0.00")]
+    wide = pa.array(values, pa.decimal128(9, 2))
+    for narrow_type in (pa.decimal32(9, 2), pa.decimal64(9, 2)):
+        narrow = pa.array(values, narrow_type)
+        assert bucket(narrow, 1000).equals(bucket(wide, 1000)), narrow_type
+        truncated = truncate(narrow, 50)
+        assert truncated.type == narrow_type
+        assert truncated.to_pylist() == [Decimal("10.50"), None, Decimal("-1.50"), Decimal("0.00")]

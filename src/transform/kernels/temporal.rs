@@ -1,0 +1,242 @@
+//! `year`, `month`, `day` and `hour` (spec: "Partition Transforms"): whole
+//! years, months, days or hours since 1970-01-01 00:00 as int32, with floor
+//! semantics so that one microsecond before the epoch is day -1, hour -1,
+//! month -1 and year -1. A timestamp with a zone is stored in UTC and is
+//! transformed as stored, never shifted to its zone.
+
+use std::sync::Arc;
+
+use arrow_array::types::{
+    Date32Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType,
+};
+use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, Int32Array, PrimitiveArray};
+use arrow_schema::{DataType, TimeUnit};
+
+use super::{downcast, first_bad_valid, map_values, map_values_plain, min_max, unsupported};
+use crate::error::{Error, Result};
+use crate::transform::Transform;
+
+const SECONDS_PER_DAY: i64 = 86_400;
+const SECONDS_PER_HOUR: i64 = 3_600;
+
+/// Year and month (1..=12) of the proleptic Gregorian date `days` after
+/// 1970-01-01. Howard Hinnant's `civil_from_days`: a 400-year era, then
+/// branch-free arithmetic on a year that starts on March 1st so that the leap
+/// day falls last. All divisions are by constants and become multiplications.
+#[inline(always)]
+pub(crate) fn civil_year_month(days: i64) -> (i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    // Day of era, year of era, day of (March-based) year: small non-negative
+    // numbers, so 32-bit unsigned arithmetic is exact and cheaper.
+    let doe = (z - era * 146_097) as u32;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = i64::from(yoe) + era * 400 + i64::from(month <= 2);
+    (year, i64::from(month))
+}
+
+/// 400-year eras added to a day count so that [`civil_fast`] works on
+/// unsigned numbers.
+const SHIFT_ERAS: u32 = 3_675;
+/// Days from 0000-03-01 (the start of the March-based computational year)
+/// to 1970-01-01, plus the shift.
+const FAST_OFFSET: u32 = 719_468 + SHIFT_ERAS * 146_097;
+/// The day counts [`civil_fast`] handles: about 1.47 million years either
+/// side of 1970, where `4 * (days + FAST_OFFSET) + 3` fits a `u32`.
+pub(crate) const FAST_MIN_DAYS: i32 = -(FAST_OFFSET as i32);
+pub(crate) const FAST_MAX_DAYS: i32 = ((u32::MAX - 3) / 4 - FAST_OFFSET) as i32;
+
+/// [`civil_year_month`] for `FAST_MIN_DAYS <= days <= FAST_MAX_DAYS` by
+/// Neri and Schneider's algorithm ("Euclidean affine functions and their
+/// application to calendar algorithms", 2022): two divisions by constants
+/// and a 32x32->64-bit product, all of which vectorise, instead of seven
+/// divisions and a 64-bit floor division.
+#[inline(always)]
+pub(crate) fn civil_fast(days: i32) -> (i32, i32) {
+    let (computational_year, day_of_year, month) = march_based(days);
+    // January and February close the March-based year: they belong to the
+    // next calendar year.
+    let january = day_of_year >= 306;
+    let year = computational_year + i32::from(january);
+    let month = if january { month - 12 } else { month };
+    (year, month)
+}
+
+/// The March-based year, the day in it (0 = March 1st) and its month
+/// (3 = March, ..., 14 = February).
+#[inline(always)]
+fn march_based(days: i32) -> (i32, u32, i32) {
+    let n = days.wrapping_add(FAST_OFFSET as i32) as u32;
+    // Century, and day of the century.
+    let n1 = 4 * n + 3;
+    let century = n1 / 146_097;
+    let nc = n1 % 146_097 / 4;
+    // Year of the century, and day of the year.
+    let p2 = 2_939_745 * u64::from(4 * nc + 3);
+    let year_of_century = (p2 >> 32) as u32;
+    let day_of_year = (p2 as u32) / (2_939_745 * 4);
+    let month = (2_141 * day_of_year + 197_913) >> 16;
+    let year = (100 * century + year_of_century) as i32 - (SHIFT_ERAS * 400) as i32;
+    (year, day_of_year, month as i32)
+}
+
+#[inline(always)]
+fn fast_years(days: i32) -> i32 {
+    civil_fast(days).0 - 1970
+}
+
+#[inline(always)]
+fn fast_months(days: i32) -> i32 {
+    // 12 * (year + 1) + (month - 12) = 12 * year + month: the March-based
+    // year and month give the month count without the January correction.
+    let (year, _, month) = march_based(days);
+    (year - 1970) * 12 + month - 1
+}
+
+#[inline(always)]
+fn years_from_days(days: i64) -> i64 {
+    civil_year_month(days).0 - 1970
+}
+
+#[inline(always)]
+fn months_from_days(days: i64) -> i64 {
+    let (year, month) = civil_year_month(days);
+    (year - 1970) * 12 + month - 1
+}
+
+pub(super) fn temporal(transform: Transform, array: &dyn Array) -> Result<ArrayRef> {
+    match (transform, array.data_type()) {
+        (Transform::Day, DataType::Date32) => {
+            // A date already is its day count: share the buffer.
+            let dates = downcast::<PrimitiveArray<Date32Type>>(array)?;
+            Ok(Arc::new(Int32Array::new(
+                dates.values().clone(),
+                dates.nulls().cloned(),
+            )))
+        }
+        (Transform::Year, DataType::Date32) => {
+            dates(array, fast_years, |d| years_from_days(i64::from(d)) as i32)
+        }
+        (Transform::Month, DataType::Date32) => dates(array, fast_months, |d| {
+            months_from_days(i64::from(d)) as i32
+        }),
+        (_, DataType::Timestamp(unit, _)) => {
+            let per_second = match unit {
+                TimeUnit::Second => 1,
+                TimeUnit::Millisecond => 1_000,
+                TimeUnit::Microsecond => 1_000_000,
+                TimeUnit::Nanosecond => 1_000_000_000,
+            };
+            match unit {
+                TimeUnit::Second => timestamps::<TimestampSecondType>(transform, array, per_second),
+                TimeUnit::Millisecond => {
+                    timestamps::<TimestampMillisecondType>(transform, array, per_second)
+                }
+                TimeUnit::Microsecond => {
+                    timestamps::<TimestampMicrosecondType>(transform, array, per_second)
+                }
+                TimeUnit::Nanosecond => {
+                    timestamps::<TimestampNanosecondType>(transform, array, per_second)
+                }
+            }
+        }
+        (_, other) => Err(unsupported(transform, other)),
+    }
+}
+
+/// Year or month of dates: `fast` when every value is in its range, else
+/// `slow`. Every Date32 gives a year and a month count that fit an int.
+fn dates(
+    array: &dyn Array,
+    fast: impl Fn(i32) -> i32 + Copy,
+    slow: impl Fn(i32) -> i32 + Copy,
+) -> Result<ArrayRef> {
+    let typed = downcast::<PrimitiveArray<Date32Type>>(array)?;
+    let values = typed.values();
+    let (min, max) = min_max(values).unwrap_or((0, 0));
+    let out = if min >= FAST_MIN_DAYS && max <= FAST_MAX_DAYS {
+        map_values(values, fast)
+    } else {
+        map_values(values, slow)
+    };
+    Ok(Arc::new(Int32Array::new(
+        out.into(),
+        typed.nulls().cloned(),
+    )))
+}
+
+fn timestamps<T>(transform: Transform, array: &dyn Array, per_second: i64) -> Result<ArrayRef>
+where
+    T: ArrowPrimitiveType<Native = i64>,
+{
+    let typed = downcast::<PrimitiveArray<T>>(array)?;
+    let per_day = SECONDS_PER_DAY * per_second;
+    let per_hour = SECONDS_PER_HOUR * per_second;
+    // Monomorphised per granularity so each loop divides by a constant.
+    match transform {
+        Transform::Hour => map_checked(transform, typed, per_day, |v| v.div_euclid(per_hour)),
+        Transform::Day => map_checked(transform, typed, per_day, |v| v.div_euclid(per_day)),
+        Transform::Month => map_checked(transform, typed, per_day, |v| {
+            months_from_days(v.div_euclid(per_day))
+        }),
+        Transform::Year => map_checked(transform, typed, per_day, |v| {
+            years_from_days(v.div_euclid(per_day))
+        }),
+        _ => Err(unsupported(transform, array.data_type())),
+    }
+}
+
+/// Applies a monotonic `f` to every slot. Results must fit an int: since `f`
+/// is monotonic, checking the images of the smallest and largest values is
+/// enough, and only when one of them does not fit are the valid slots
+/// searched for the culprit (null slots may hold anything).
+#[inline(always)]
+fn map_checked<T>(
+    transform: Transform,
+    array: &PrimitiveArray<T>,
+    per_day: i64,
+    f: impl Fn(i64) -> i64 + Copy,
+) -> Result<ArrayRef>
+where
+    T: ArrowPrimitiveType<Native = i64>,
+{
+    let values = array.values();
+    let fits = |r: i64| i32::try_from(r).is_ok();
+    let (min, max) = min_max(values).unwrap_or((0, 0));
+    let all_fit = fits(f(min)) && fits(f(max));
+    if !all_fit {
+        if let Some(i) = first_bad_valid(array, |i| !fits(f(values[i]))) {
+            return Err(Error::InvalidValue(format!(
+                "{transform} of {} (Arrow type {}) is {}, which does not fit an int",
+                values[i],
+                array.data_type(),
+                f(values[i])
+            )));
+        }
+    }
+    let out = match transform {
+        // Two passes: the 64-bit floor division to days does not vectorise,
+        // the calendar arithmetic on 32-bit day counts does. Every day count
+        // of an i64 timestamp in milliseconds or finer is in the fast range.
+        Transform::Year | Transform::Month
+            if min.div_euclid(per_day) >= i64::from(FAST_MIN_DAYS)
+                && max.div_euclid(per_day) <= i64::from(FAST_MAX_DAYS) =>
+        {
+            let days = map_values_plain(values, move |v| v.div_euclid(per_day) as i32);
+            if transform == Transform::Year {
+                map_values(&days, fast_years)
+            } else {
+                map_values(&days, fast_months)
+            }
+        }
+        _ => map_values_plain(values, move |v| f(v) as i32),
+    };
+    Ok(Arc::new(Int32Array::new(
+        out.into(),
+        array.nulls().cloned(),
+    )))
+}

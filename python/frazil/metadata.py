@@ -16,6 +16,14 @@ back, as are all properties.
 Writing follows Java as well: v1 writes the deprecated ``schema`` and
 ``partition-spec`` besides the lists, never ``last-sequence-number``; v3 writes
 ``next-row-id`` and a ``null`` current snapshot id where v1/v2 write ``-1``.
+
+Example::
+
+    metadata = frazil.read_metadata("file:///warehouse/db/t/metadata/v3.metadata.json")
+    metadata.schema().find_field("location.lat")
+    metadata.current_snapshot()
+    changed = metadata.replace(properties={**metadata.properties, "owner": "me"})
+    frazil.write_metadata(changed, "/warehouse/db/t/metadata/v4.metadata.json")
 """
 
 from __future__ import annotations

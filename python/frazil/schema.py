@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from frazil import _jsonutil as js
-from frazil.errors import InvalidSchemaError, UnknownFieldError
+from frazil.errors import InvalidMetadataError, InvalidSchemaError, UnknownFieldError
 from frazil.types import (
     DoubleType,
     FloatType,
@@ -26,6 +26,7 @@ from frazil.types import (
     PrimitiveType,
     StructType,
     UnknownType,
+    check_default,
     field_to_json,
     type_from_json,
 )
@@ -91,6 +92,15 @@ class Schema:
                     f"reserved for metadata columns (ids must be <= {MAX_FIELD_ID})"
                 )
             seen[f.field_id] = name
+            for kind, raw in (("initial-default", f.initial_default),
+                              ("write-default", f.write_default)):
+                if raw is not None:
+                    try:
+                        check_default(f, kind, raw)
+                    except InvalidSchemaError:
+                        raise
+                    except InvalidMetadataError as error:
+                        raise InvalidSchemaError(f"schema {self.schema_id}: {error}") from None
             if f.required and isinstance(f.field_type, UnknownType):
                 # v3 `unknown` columns are always null (Java refuses a required one).
                 raise InvalidSchemaError(

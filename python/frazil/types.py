@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from frazil import _jsonutil as js
-from frazil.errors import InvalidMetadataError, UnknownTypeError
+from frazil.errors import FrazilError, InvalidMetadataError, UnknownTypeError
 
 __all__ = [
     "BinaryType",
@@ -51,6 +51,7 @@ __all__ = [
     "UUIDType",
     "UnknownType",
     "VariantType",
+    "default_json",
     "optional",
     "parse_type",
     "required",
@@ -313,7 +314,9 @@ class NestedField:
     """A struct field, list element or map key/value: id, name, type, nullability.
 
     ``initial_default`` and ``write_default`` hold the default values in their
-    JSON single-value form (Appendix D); ``None`` means no default.
+    JSON single-value form (Appendix D), as read; ``None`` means no default.
+    :meth:`initial_default_value` and :meth:`write_default_value` decode them with
+    :mod:`frazil.values`; :func:`default_json` encodes a Python value.
     """
 
     field_id: int
@@ -343,6 +346,14 @@ class NestedField:
     def id(self) -> int:
         return self.field_id
 
+    def initial_default_value(self) -> Any:
+        """``initial_default`` as a Python value (see :mod:`frazil.values`), or None."""
+        return _decode_default(self, "initial-default", self.initial_default)
+
+    def write_default_value(self) -> Any:
+        """``write_default`` as a Python value (see :mod:`frazil.values`), or None."""
+        return _decode_default(self, "write-default", self.write_default)
+
     @property
     def optional(self) -> bool:
         return not self.required
@@ -351,6 +362,43 @@ class NestedField:
         nullability = "required" if self.required else "optional"
         doc = f" ({self.doc})" if self.doc else ""
         return f"{self.field_id}: {self.name}: {nullability} {self.field_type}{doc}"
+
+
+def _decode_default(f: NestedField, kind: str, raw: Any) -> Any:
+    from frazil import values
+
+    if raw is None:
+        return None
+    try:
+        return values.from_json(type_to_json(f.field_type), raw)
+    except UnknownTypeError:
+        raise UnknownTypeError(
+            f"field {f.field_id} ({f.name}): cannot decode its {kind}: frazil.values does not "
+            f"support type {f.field_type}"
+        ) from None
+    except FrazilError as error:
+        raise InvalidMetadataError(
+            f"field {f.field_id} ({f.name}): invalid {kind} {js._show(raw)} for type "
+            f"{f.field_type}: {error}"
+        ) from None
+
+
+def check_default(f: NestedField, kind: str, raw: Any) -> None:
+    """Raise InvalidMetadataError if ``raw`` is not a valid JSON single value of the field's
+    type. Types :mod:`frazil.values` cannot decode (the v3 nanosecond timestamps) are left
+    unchecked: their defaults are kept as read."""
+    try:
+        _decode_default(f, kind, raw)
+    except UnknownTypeError:
+        return
+
+
+def default_json(field_type: IcebergType, value: Any) -> Any:
+    """The JSON single-value form (Appendix D) of a Python default value, for
+    ``NestedField(initial_default=..., write_default=...)``."""
+    from frazil import values
+
+    return values.to_json(type_to_json(field_type), value)
 
 
 def optional(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import Any
 
 from frazil import (
@@ -104,20 +104,21 @@ def default_for(t: IcebergType) -> st.SearchStrategy[Any]:
             t, FloatType) else 64)
     if isinstance(t, DecimalType):
         return st.integers(-(10**t.precision) + 1, 10**t.precision - 1).map(
-            lambda unscaled: str(Decimal(unscaled).scaleb(-t.scale))
+            # Appendix D: positive scales as digits after the point, never an exponent.
+            lambda unscaled: decimal_text(unscaled, t.scale)
         )
     if isinstance(t, DateType):
         return st.dates().map(dt.date.isoformat)
     if isinstance(t, TimeType):
-        return st.times().map(lambda v: v.strftime("%H:%M:%S.%f"))
+        return st.times().map(lambda v: v.isoformat(timespec="microseconds"))
     if isinstance(t, TimestampType):
-        return timestamps.map(lambda v: v.strftime("%Y-%m-%dT%H:%M:%S.%f"))
+        return timestamps.map(lambda v: v.isoformat(timespec="microseconds"))
     if isinstance(t, TimestamptzType):
-        return timestamps.map(lambda v: v.strftime("%Y-%m-%dT%H:%M:%S.%f+00:00"))
+        return timestamps.map(lambda v: v.isoformat(timespec="microseconds") + "+00:00")
     if isinstance(t, (TimestampNanoType, TimestamptzNanoType)):
         zone = "+00:00" if isinstance(t, TimestamptzNanoType) else ""
         return st.tuples(timestamps, st.integers(0, 999)).map(
-            lambda v: v[0].strftime("%Y-%m-%dT%H:%M:%S.%f") + f"{v[1]:03d}{zone}"
+            lambda v: v[0].isoformat(timespec="microseconds") + f"{v[1]:03d}{zone}"
         )
     if isinstance(t, StringType):
         return st.text()
@@ -139,6 +140,20 @@ def default_for(t: IcebergType) -> st.SearchStrategy[Any]:
             },
         )
     return st.nothing()  # unknown, variant, geospatial, map: no default here
+
+
+def decimal_text(unscaled: int, scale: int) -> str:
+    digits = str(abs(unscaled)).rjust(scale + 1, "0")
+    sign = "-" if unscaled < 0 else ""
+    return sign + (f"{digits[:-scale]}.{digits[-scale:]}" if scale else digits)
+
+
+def test_decimal_text() -> None:
+    assert decimal_text(1420, 2) == "14.20"
+    assert decimal_text(-5, 3) == "-0.005"
+    assert decimal_text(10**30 - 1, 0) == "9" * 30
+    wide = Context(prec=50)
+    assert Decimal(decimal_text(-(10**37) + 3, 5)) == Decimal(-(10**37) + 3).scaleb(-5, wide)
 
 
 def has_default(t: IcebergType) -> bool:

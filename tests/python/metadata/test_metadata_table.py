@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import gzip
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -321,6 +322,10 @@ def test_v3_model(v3_java: dict[str, Any]) -> None:
     assert schema.find_field("id").initial_default == "0db3e2a8-9d1d-42b9-aa7b-74ebe558dceb"  # type: ignore[union-attr]
     assert schema.find_field("point").initial_default is None  # type: ignore[union-attr]
     assert schema.find_field("point.x").write_default == 1.5  # type: ignore[union-attr]
+    assert schema.field("id").initial_default_value() == uuid.UUID(
+        "0db3e2a8-9d1d-42b9-aa7b-74ebe558dceb"
+    )
+    assert schema.field("point.label").write_default_value() == "none"
     snapshot = m.current_snapshot()
     assert snapshot is not None
     assert (snapshot.first_row_id, snapshot.added_rows, snapshot.key_id) == (0, 30, "k1")

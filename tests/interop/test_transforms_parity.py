@@ -450,3 +450,27 @@ def test_sliced_and_chunked_input(
     assert result.to_pylist() == expected
     nulls = pa.nulls(5, arrow_type)
     assert _frazil(transform, nulls).to_pylist() == [None] * 5
+
+
+@pytest.mark.parametrize(
+    ("type_string", "arrow_type", "make"),
+    [
+        pytest.param(t, a, m, id=str(a))
+        for t, arrow_types, m in SOURCES
+        for a in arrow_types
+        if a != pa.uuid()
+    ],
+)
+def test_identity_and_void_match_java(
+    referee: Referee, type_string: str, arrow_type: pa.DataType, make: Generator
+) -> None:
+    values = _with_nulls(list(_source_values(type_string, str(arrow_type), make))[:500])
+    java_type = "int" if kind(type_string) == "int" else type_string
+    array = arrow_array(type_string, values, arrow_type)
+    identity = _frazil("identity", array)
+    assert identity.type == arrow_type
+    assert identity.equals(array)
+    assert referee.transform("identity", java_type, values) == values
+    void = _frazil("void", array)
+    assert void.null_count == len(values)
+    assert referee.transform("void", java_type, values) == [None] * len(values)

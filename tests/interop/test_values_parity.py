@@ -470,6 +470,33 @@ def _normal_value(type_json: Any, value: Any) -> Any:
     ]
 
 
+def _leaf_diffs(type_json: Any, got: Any, expected: Any, path: str = "") -> list[str]:
+    """Where two normalised nested values differ: one line per differing leaf."""
+    if isinstance(type_json, str) or got is None or expected is None:
+        return [] if got == expected else [f"{path or '.'} ({type_json}): {got!r} != {expected!r}"]
+    if type_json["type"] == "struct":
+        return [
+            line
+            for f in type_json["fields"]
+            for line in _leaf_diffs(
+                f["type"], got.get(f["name"]), expected.get(f["name"]), f"{path}.{f['name']}"
+            )
+        ]
+    if len(got) != len(expected):
+        return [f"{path}: {len(got)} items != {len(expected)}"]
+    if type_json["type"] == "list":
+        pairs = [
+            (f"{path}[{i}]", type_json["element"], g, e)
+            for i, (g, e) in enumerate(zip(got, expected, strict=True))
+        ]
+    else:
+        pairs = [
+            (f"{path}[{gk[1]!r}]", type_json["value"], gv, ev)
+            for (gk, gv), (_, ev) in zip(got, expected, strict=True)
+        ]
+    return [line for p, t, g, e in pairs for line in _leaf_diffs(t, g, e, p)]
+
+
 @pytest.mark.parametrize("type_json", NESTED_TYPES)
 def test_nested_json_matches_java(referee: Referee, type_json: Any) -> None:
     rng = random.Random(f"nested {json.dumps(type_json)}")
@@ -482,12 +509,12 @@ def test_nested_json_matches_java(referee: Referee, type_json: Any) -> None:
         assert isinstance(text, str), (value, obj, text)  # Java must read frazil's JSON
         expected = json.loads(text)
         if _normal_json(type_json, obj) != _normal_json(type_json, expected):
-            mismatches.append((value, obj, text))
+            mismatches.append(f"JSON differs: frazil {json.dumps(obj)} Java {text}")
         # frazil reads Java's JSON back to the same value
-        back = fv.from_json(type_json, expected)
-        if _normal_value(type_json, back) != _normal_value(type_json, value):
-            mismatches.append((value, back, text))
-    assert not mismatches, f"{len(mismatches)} wrong, first 5: {mismatches[:5]}"
+        back = _normal_value(type_json, fv.from_json(type_json, expected))
+        for line in _leaf_diffs(type_json, back, _normal_value(type_json, value)):
+            mismatches.append(f"frazil reads Java's {line}")
+    assert not mismatches, f"{len(mismatches)} wrong, first 5:\n" + "\n".join(mismatches[:5])
 
 
 def test_null_map_values_in_json(referee: Referee) -> None:

@@ -151,6 +151,17 @@ def _frazil(transform: str, array: pa.Array) -> pa.Array:
 Generator = Callable[[random.Random], list[Any]]
 
 
+def _decimal_arrow_types(type_string: str) -> list[pa.DataType]:
+    """Every Arrow decimal width that holds the precision: 32 and 64-bit ones too."""
+    precision, scale = decimal_precision(type_string), decimal_scale(type_string)
+    out = [pa.decimal128(precision, scale)]
+    if precision <= 18:
+        out.append(pa.decimal64(precision, scale))
+    if precision <= 9:
+        out.append(pa.decimal32(precision, scale))
+    return out
+
+
 def _decimal_gen(type_string: str) -> Generator:
     precision, scale = decimal_precision(type_string), decimal_scale(type_string)
     return lambda r: gen.decimals(r, N, precision, scale)
@@ -161,10 +172,7 @@ SOURCES: list[tuple[str, list[pa.DataType], Generator]] = [
     ("int", [pa.int16()], lambda r: gen.ints(r, N, -(2**15), 2**15 - 1)),
     ("int", [pa.int32()], lambda r: gen.ints(r, N)),
     ("long", [pa.int64()], lambda r: gen.ints(r, N, gen.LONG_MIN, gen.LONG_MAX)),
-    *[
-        (t, [pa.decimal128(decimal_precision(t), decimal_scale(t))], _decimal_gen(t))
-        for t in DECIMALS
-    ],
+    *[(t, _decimal_arrow_types(t), _decimal_gen(t)) for t in DECIMALS],
     ("string", [pa.string(), pa.large_string()], lambda r: gen.strings(r, N)),
     ("binary", [pa.binary(), pa.large_binary()], lambda r: gen.binaries(r, N)),
     ("fixed[1]", [pa.binary(1)], lambda r: gen.binaries(r, N, 1)),
@@ -361,9 +369,9 @@ def test_truncate_decimal_beyond_its_precision_is_an_error(
     exact = spec_truncate(value, width, type_string)
     assert abs(unscaled(exact, scale)) >= 10 ** decimal_precision(type_string)
     assert referee.transform(f"truncate[{width}]", type_string, [value]) == [exact]
-    arrow_type = pa.decimal128(decimal_precision(type_string), scale)
-    with pytest.raises(InvalidValueError):
-        transforms.truncate(pa.array([value], arrow_type), width)
+    for arrow_type in _decimal_arrow_types(type_string):
+        with pytest.raises(InvalidValueError):
+            transforms.truncate(pa.array([value], arrow_type), width)
 
 
 def test_temporal_transforms_of_far_dates(referee: Referee) -> None:
@@ -450,3 +458,27 @@ def test_sliced_and_chunked_input(
     assert result.to_pylist() == expected
     nulls = pa.nulls(5, arrow_type)
     assert _frazil(transform, nulls).to_pylist() == [None] * 5
+
+
+@pytest.mark.parametrize(
+    ("type_string", "arrow_type", "make"),
+    [
+        pytest.param(t, a, m, id=str(a))
+        for t, arrow_types, m in SOURCES
+        for a in arrow_types
+        if a != pa.uuid()
+    ],
+)
+def test_identity_and_void_match_java(
+    referee: Referee, type_string: str, arrow_type: pa.DataType, make: Generator
+) -> None:
+    values = _with_nulls(list(_source_values(type_string, str(arrow_type), make))[:500])
+    java_type = "int" if kind(type_string) == "int" else type_string
+    array = arrow_array(type_string, values, arrow_type)
+    identity = _frazil("identity", array)
+    assert identity.type == arrow_type
+    assert identity.equals(array)
+    assert referee.transform("identity", java_type, values) == values
+    void = _frazil("void", array)
+    assert void.null_count == len(values)
+    assert referee.transform("void", java_type, values) == [None] * len(values)

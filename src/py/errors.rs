@@ -65,3 +65,15 @@ pub fn guard<T>(work: impl FnOnce() -> crate::Result<T>) -> crate::Result<T> {
 pub fn run<T>(work: impl FnOnce() -> crate::Result<T>) -> PyResult<T> {
     guard(work).map_err(to_py)
 }
+
+/// Panics inside [`run`]: lets the test suite prove that a panic in the core
+/// reaches Python as `frazil.errors.InternalError` instead of aborting.
+#[pyfunction]
+fn _panic_for_tests(message: &str) -> PyResult<()> {
+    run(|| -> crate::Result<()> { panic!("{message}") })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    Ok(())
+}

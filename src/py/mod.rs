@@ -12,6 +12,7 @@ mod values;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
     transforms::register(m)?;
     values::register(m)?;
     Ok(())

@@ -5,7 +5,9 @@
 //! tested with `cargo test`; the Python bindings live in [`py`] behind the
 //! `python` feature and only convert values and release the GIL.
 
+pub mod avro;
 pub mod error;
+pub mod manifest;
 pub mod murmur3;
 pub mod runtime;
 pub mod transform;

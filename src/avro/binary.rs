@@ -1,0 +1,179 @@
+//! Avro's binary encoding of primitives: zig-zag varints, little-endian
+//! floats, length-prefixed bytes. Every read is bounds-checked and reports
+//! truncation as an error, never a panic.
+
+use crate::error::{Error, Result};
+
+/// A read position in a byte slice.
+pub struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+#[cold]
+fn truncated() -> Error {
+    Error::InvalidData("truncated Avro data".to_owned())
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Cursor { data, pos: 0 }
+    }
+
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.data.len().saturating_sub(self.pos)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+
+    /// A zig-zag varint of at most 10 bytes.
+    #[inline(always)]
+    pub fn read_long(&mut self) -> Result<i64> {
+        let rest = self.data.get(self.pos..).unwrap_or(&[]);
+        // Fast path: one byte, the common case for counts, ids and flags.
+        if let Some(&b) = rest.first() {
+            if b & 0x80 == 0 {
+                self.pos += 1;
+                let v = u64::from(b);
+                return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
+            }
+        }
+        let mut value: u64 = 0;
+        let mut shift = 0u32;
+        for (i, &b) in rest.iter().enumerate() {
+            if shift >= 64 {
+                return Err(Error::InvalidData("Avro varint longer than 10 bytes".to_owned()));
+            }
+            value |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                self.pos += i + 1;
+                return Ok(((value >> 1) as i64) ^ -((value & 1) as i64));
+            }
+            shift += 7;
+        }
+        Err(truncated())
+    }
+
+    #[inline(always)]
+    pub fn read_int(&mut self) -> Result<i32> {
+        let v = self.read_long()?;
+        i32::try_from(v).map_err(|_| Error::InvalidData(format!("Avro int out of range: {v}")))
+    }
+
+    #[inline(always)]
+    pub fn read_fixed(&mut self, n: usize) -> Result<&'a [u8]> {
+        let end = self.pos.checked_add(n).ok_or_else(truncated)?;
+        let out = self.data.get(self.pos..end).ok_or_else(truncated)?;
+        self.pos = end;
+        Ok(out)
+    }
+
+    #[inline(always)]
+    pub fn read_bytes(&mut self) -> Result<&'a [u8]> {
+        let len = self.read_long()?;
+        let len = usize::try_from(len)
+            .map_err(|_| Error::InvalidData(format!("negative Avro length {len}")))?;
+        self.read_fixed(len)
+    }
+
+    #[inline(always)]
+    pub fn read_bool(&mut self) -> Result<bool> {
+        match self.read_fixed(1)?[0] {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(Error::InvalidData(format!("invalid Avro boolean byte {b}"))),
+        }
+    }
+
+    #[inline(always)]
+    pub fn read_f32(&mut self) -> Result<f32> {
+        let b = self.read_fixed(4)?;
+        Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    #[inline(always)]
+    pub fn read_f64(&mut self) -> Result<f64> {
+        let b = self.read_fixed(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(f64::from_le_bytes(a))
+    }
+
+    /// Skips a varint without decoding it.
+    #[inline(always)]
+    pub fn skip_long(&mut self) -> Result<()> {
+        self.read_long().map(|_| ())
+    }
+
+    #[inline(always)]
+    pub fn skip(&mut self, n: usize) -> Result<()> {
+        self.read_fixed(n).map(|_| ())
+    }
+
+    /// The item count of the next array or map block; a negative count is
+    /// followed by the block's size in bytes, which is returned too.
+    #[inline(always)]
+    pub fn read_block_count(&mut self) -> Result<(usize, Option<usize>)> {
+        let count = self.read_long()?;
+        if count >= 0 {
+            let count = usize::try_from(count).map_err(|_| truncated())?;
+            return Ok((count, None));
+        }
+        let size = self.read_long()?;
+        let size = usize::try_from(size)
+            .map_err(|_| Error::InvalidData(format!("negative Avro block size {size}")))?;
+        let count = count
+            .checked_neg()
+            .and_then(|c| usize::try_from(c).ok())
+            .ok_or_else(|| Error::InvalidData("invalid Avro block count".to_owned()))?;
+        Ok((count, Some(size)))
+    }
+}
+
+pub fn write_long(out: &mut Vec<u8>, value: i64) {
+    let mut v = ((value << 1) ^ (value >> 63)) as u64;
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+pub fn write_bytes(out: &mut Vec<u8>, value: &[u8]) {
+    write_long(out, value.len() as i64);
+    out.extend_from_slice(value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_round_trip() {
+        for v in [0i64, 1, -1, 63, -64, 64, 1 << 40, i64::MAX, i64::MIN, i32::MIN as i64] {
+            let mut out = Vec::new();
+            write_long(&mut out, v);
+            let mut c = Cursor::new(&out);
+            assert_eq!(c.read_long().unwrap(), v);
+            assert!(c.is_empty());
+        }
+    }
+
+    #[test]
+    fn truncation_and_overlong_varints_are_errors() {
+        assert!(Cursor::new(&[0x80]).read_long().is_err());
+        assert!(Cursor::new(&[0xff; 11]).read_long().is_err());
+        assert!(Cursor::new(&[0x02]).read_bytes().is_err());
+        assert!(Cursor::new(&[0x01]).read_bytes().is_err());
+        assert!(Cursor::new(&[0x02]).read_bool().is_err());
+        let mut out = Vec::new();
+        write_long(&mut out, i64::from(i32::MAX) + 1);
+        assert!(Cursor::new(&out).read_int().is_err());
+    }
+}

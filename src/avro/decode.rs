@@ -1,0 +1,418 @@
+//! The decode plan: an Avro writer schema resolved against an Iceberg read
+//! type by field id (spec: "Column Projection", Appendix A "Field IDs"),
+//! compiled once and then run over every record of a file, writing values
+//! straight into Arrow columns. Writer fields the reader does not want are
+//! skipped without being decoded; reader fields the writer lacks become nulls.
+
+use arrow_array::{Array, ArrayRef, StructArray};
+
+use super::binary::Cursor;
+use super::columns::{Builders, Slot, SlotField};
+use super::schema::Schema;
+use crate::error::{Error, Result};
+use crate::types::{PrimitiveType, Type};
+
+/// How to skip one writer value.
+#[derive(Debug, Clone)]
+enum Skip {
+    Nothing,
+    Bytes1,
+    Varint,
+    Fixed(usize),
+    Bytes,
+    Record(Vec<Skip>),
+    Array(Box<Skip>),
+    Map(Box<Skip>),
+    Union(Vec<Skip>),
+}
+
+/// One step of a compiled plan.
+#[derive(Debug, Clone)]
+enum Node {
+    Skip(Skip),
+    Missing(Slot),
+    Bool(usize),
+    Int(usize),
+    IntToLong(usize),
+    Long(usize),
+    Float(usize),
+    FloatToDouble(usize),
+    Double(usize),
+    Bytes(usize),
+    Fixed { size: usize, col: usize },
+    DecimalFixed { size: usize, col: usize },
+    DecimalBytes(usize),
+    Optional { null_index: i64, inner: Box<Node>, slot: Slot },
+    Record { fields: Vec<Node>, nulls: Option<usize> },
+    Array { col: usize, item: Box<Node> },
+    StringMap { col: usize, key: usize, value: Box<Node> },
+}
+
+/// A compiled plan for one (writer schema, read type) pair.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    root: Node,
+    slot: Slot,
+    read_type: Type,
+}
+
+impl Plan {
+    /// Resolves `writer` (a record schema) against `read_type` (a struct).
+    pub fn compile(writer: &Schema, read_type: &Type) -> Result<Plan> {
+        let mut builders = Builders::default();
+        let slot = builders.allocate(read_type);
+        let root = compile_node(writer, &slot, "")?;
+        Ok(Plan { root, slot, read_type: read_type.clone() })
+    }
+
+    pub fn read_type(&self) -> &Type {
+        &self.read_type
+    }
+
+    /// Fresh columns for one decode with this plan.
+    pub fn builders(&self) -> Builders {
+        let mut builders = Builders::default();
+        let slot = builders.allocate(&self.read_type);
+        debug_assert_eq!(slot, self.slot);
+        builders
+    }
+
+    /// Decodes `count` records from one decompressed block.
+    pub fn decode_block(&self, data: &[u8], count: usize, builders: &mut Builders) -> Result<()> {
+        // Every record of an Iceberg schema takes at least one byte; a larger
+        // count is corruption, and refusing it bounds the work done.
+        if count > data.len() {
+            return Err(Error::InvalidData(format!(
+                "Avro block claims {count} records in {} bytes",
+                data.len()
+            )));
+        }
+        let mut cursor = Cursor::new(data);
+        for _ in 0..count {
+            exec(&self.root, &mut cursor, builders)?;
+        }
+        if !cursor.is_empty() {
+            return Err(Error::InvalidData(format!(
+                "Avro block has {} bytes after its {count} records",
+                data.len() - cursor.position()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The decoded records as one struct array (of the read type).
+    pub fn finish(&self, builders: &mut Builders) -> Result<StructArray> {
+        let array: ArrayRef = builders.finish(&self.slot)?;
+        array
+            .as_any()
+            .downcast_ref::<StructArray>()
+            .cloned()
+            .ok_or_else(|| Error::Internal("read type is not a struct".to_owned()))
+    }
+}
+
+fn mismatch(path: &str, writer: &Schema, reader: &dyn std::fmt::Display) -> Error {
+    Error::InvalidData(format!(
+        "field {path}: Avro {} cannot be read as Iceberg {reader}",
+        writer.kind()
+    ))
+}
+
+fn compile_skip(schema: &Schema) -> Skip {
+    match schema {
+        Schema::Null => Skip::Nothing,
+        Schema::Boolean => Skip::Bytes1,
+        Schema::Int { .. } | Schema::Long { .. } | Schema::Enum { .. } => Skip::Varint,
+        Schema::Float => Skip::Fixed(4),
+        Schema::Double => Skip::Fixed(8),
+        Schema::Bytes { .. } | Schema::String { .. } => Skip::Bytes,
+        Schema::Fixed { size, .. } => Skip::Fixed(*size),
+        Schema::Record(r) => Skip::Record(r.fields.iter().map(|f| compile_skip(&f.schema)).collect()),
+        Schema::Array { items, .. } => Skip::Array(Box::new(compile_skip(items))),
+        Schema::Map { values, .. } => Skip::Map(Box::new(compile_skip(values))),
+        Schema::Union(branches) => Skip::Union(branches.iter().map(compile_skip).collect()),
+    }
+}
+
+fn compile_node(writer: &Schema, slot: &Slot, path: &str) -> Result<Node> {
+    if let Schema::Union(_) = writer {
+        let (null_index, inner) = writer.as_optional().ok_or_else(|| {
+            Error::InvalidData(format!("field {path}: only [\"null\", T] unions are allowed in Iceberg Avro"))
+        })?;
+        return Ok(Node::Optional {
+            null_index: null_index as i64,
+            inner: Box::new(compile_node(inner, slot, path)?),
+            slot: slot.clone(),
+        });
+    }
+    match slot {
+        Slot::Prim { ty, col } => compile_primitive(writer, *ty, *col, path),
+        Slot::Struct { nulls, fields } => {
+            let Schema::Record(record) = writer else {
+                return Err(mismatch(path, writer, &"struct"));
+            };
+            compile_record(record, fields, Some(*nulls), path)
+        }
+        Slot::List { col, element } => match writer {
+            Schema::Array { items, logical_map: false, .. } => Ok(Node::Array {
+                col: *col,
+                item: Box::new(compile_node(items, element, &format!("{path}.element"))?),
+            }),
+            _ => Err(mismatch(path, writer, &"list")),
+        },
+        Slot::Map { col, key, value } => match writer {
+            // Iceberg's map encoding: an array of {key, value} records.
+            Schema::Array { items, .. } => {
+                let Schema::Record(entry) = items.as_ref() else {
+                    return Err(mismatch(path, writer, &"map"));
+                };
+                if entry.fields.len() != 2 {
+                    return Err(Error::InvalidData(format!(
+                        "field {path}: map entries must be records of 2 fields, found {}",
+                        entry.fields.len()
+                    )));
+                }
+                let fields = vec![
+                    compile_node(&entry.fields[0].schema, key, &format!("{path}.key"))?,
+                    compile_node(&entry.fields[1].schema, value, &format!("{path}.value"))?,
+                ];
+                Ok(Node::Array { col: *col, item: Box::new(Node::Record { fields, nulls: None }) })
+            }
+            Schema::Map { values, .. } => match key.as_ref() {
+                Slot::Prim { ty: PrimitiveType::String, col: key_col } => Ok(Node::StringMap {
+                    col: *col,
+                    key: *key_col,
+                    value: Box::new(compile_node(values, value, &format!("{path}.value"))?),
+                }),
+                _ => Err(mismatch(path, writer, &"map with non-string keys")),
+            },
+            _ => Err(mismatch(path, writer, &"map")),
+        },
+    }
+}
+
+fn compile_record(
+    record: &super::schema::Record,
+    fields: &[SlotField],
+    nulls: Option<usize>,
+    path: &str,
+) -> Result<Node> {
+    let mut nodes = Vec::with_capacity(record.fields.len() + fields.len());
+    let mut seen = vec![false; fields.len()];
+    for field in &record.fields {
+        let id = field.field_id.ok_or_else(|| {
+            Error::InvalidData(format!(
+                "Avro field {}{} has no field-id (not an Iceberg schema)",
+                if path.is_empty() { String::new() } else { format!("{path}.") },
+                field.name
+            ))
+        })?;
+        match fields.iter().position(|f| f.id == id) {
+            Some(i) if !seen[i] => {
+                seen[i] = true;
+                let child_path = if path.is_empty() {
+                    fields[i].name.clone()
+                } else {
+                    format!("{path}.{}", fields[i].name)
+                };
+                nodes.push(compile_node(&field.schema, &fields[i].slot, &child_path)?);
+            }
+            _ => nodes.push(Node::Skip(compile_skip(&field.schema))),
+        }
+    }
+    for (i, f) in fields.iter().enumerate() {
+        if !seen[i] {
+            nodes.push(Node::Missing(f.slot.clone()));
+        }
+    }
+    Ok(Node::Record { fields: nodes, nulls })
+}
+
+fn compile_primitive(writer: &Schema, ty: PrimitiveType, col: usize, path: &str) -> Result<Node> {
+    use PrimitiveType as P;
+    Ok(match (ty, writer) {
+        (P::Boolean, Schema::Boolean) => Node::Bool(col),
+        (P::Int | P::Date, Schema::Int { .. }) => Node::Int(col),
+        (P::Long, Schema::Int { .. }) => Node::IntToLong(col),
+        (P::Long | P::Time | P::Timestamp | P::Timestamptz, Schema::Long { .. }) => Node::Long(col),
+        (P::Float, Schema::Float) => Node::Float(col),
+        (P::Double, Schema::Float) => Node::FloatToDouble(col),
+        (P::Double, Schema::Double) => Node::Double(col),
+        (P::String | P::Binary, Schema::String { .. } | Schema::Bytes { .. }) => Node::Bytes(col),
+        (P::Uuid, Schema::Fixed { size: 16, .. }) => Node::Fixed { size: 16, col },
+        (P::Fixed(n), Schema::Fixed { size, .. }) if n as usize == *size => Node::Fixed { size: *size, col },
+        (P::Decimal { .. }, Schema::Fixed { size, .. }) if *size <= 16 => Node::DecimalFixed { size: *size, col },
+        (P::Decimal { .. }, Schema::Bytes { .. }) => Node::DecimalBytes(col),
+        _ => return Err(mismatch(path, writer, &ty)),
+    })
+}
+
+/// Sign-extends a big-endian two's-complement integer of up to 16 bytes.
+#[inline]
+fn decimal_from_be(bytes: &[u8]) -> Result<i128> {
+    if bytes.len() > 16 {
+        return Err(Error::InvalidData(format!("decimal of {} bytes exceeds 16", bytes.len())));
+    }
+    let mut buf = if bytes.first().is_some_and(|b| b & 0x80 != 0) { [0xffu8; 16] } else { [0u8; 16] };
+    buf[16 - bytes.len()..].copy_from_slice(bytes);
+    Ok(i128::from_be_bytes(buf))
+}
+
+fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
+    match node {
+        Node::Int(col) => {
+            let v = c.read_int()?;
+            b.i32s[*col].push(v);
+        }
+        Node::Long(col) => {
+            let v = c.read_long()?;
+            b.i64s[*col].push(v);
+        }
+        Node::Bytes(col) => {
+            let v = c.read_bytes()?;
+            b.bins[*col].push(v)?;
+        }
+        Node::Optional { null_index, inner, slot } => {
+            let branch = c.read_long()?;
+            if branch == *null_index {
+                b.push_null(slot);
+            } else if branch == 1 - *null_index {
+                exec(inner, c, b)?;
+            } else {
+                return Err(Error::InvalidData(format!("invalid Avro union branch {branch}")));
+            }
+        }
+        Node::Record { fields, nulls } => {
+            for f in fields {
+                exec(f, c, b)?;
+            }
+            if let Some(n) = nulls {
+                b.structs[*n].append_non_null();
+            }
+        }
+        Node::Array { col, item } => {
+            let mut total = 0usize;
+            loop {
+                let (count, _) = c.read_block_count()?;
+                if count == 0 {
+                    break;
+                }
+                check_items(c, count)?;
+                for _ in 0..count {
+                    exec(item, c, b)?;
+                }
+                total += count;
+            }
+            b.lists[*col].push(total)?;
+        }
+        Node::Skip(s) => skip(s, c)?,
+        Node::Missing(slot) => b.push_null(slot),
+        Node::Bool(col) => {
+            let v = c.read_bool()?;
+            let (values, nulls) = &mut b.bools[*col];
+            values.append(v);
+            nulls.append_non_null();
+        }
+        Node::IntToLong(col) => {
+            let v = c.read_int()?;
+            b.i64s[*col].push(i64::from(v));
+        }
+        Node::Float(col) => {
+            let v = c.read_f32()?;
+            b.f32s[*col].push(v);
+        }
+        Node::FloatToDouble(col) => {
+            let v = c.read_f32()?;
+            b.f64s[*col].push(f64::from(v));
+        }
+        Node::Double(col) => {
+            let v = c.read_f64()?;
+            b.f64s[*col].push(v);
+        }
+        Node::Fixed { size, col } => {
+            let v = c.read_fixed(*size)?;
+            let f = &mut b.fixeds[*col];
+            f.data.extend_from_slice(v);
+            f.nulls.append_non_null();
+        }
+        Node::DecimalFixed { size, col } => {
+            let v = decimal_from_be(c.read_fixed(*size)?)?;
+            b.i128s[*col].push(v);
+        }
+        Node::DecimalBytes(col) => {
+            let v = decimal_from_be(c.read_bytes()?)?;
+            b.i128s[*col].push(v);
+        }
+        Node::StringMap { col, key, value } => {
+            let mut total = 0usize;
+            loop {
+                let (count, _) = c.read_block_count()?;
+                if count == 0 {
+                    break;
+                }
+                check_items(c, count)?;
+                for _ in 0..count {
+                    let k = c.read_bytes()?;
+                    b.bins[*key].push(k)?;
+                    exec(value, c, b)?;
+                }
+                total += count;
+            }
+            b.lists[*col].push(total)?;
+        }
+    }
+    Ok(())
+}
+
+/// Items of Iceberg arrays and maps take at least one byte each: a larger
+/// count than the bytes left is corruption.
+#[inline(always)]
+fn check_items(c: &Cursor, count: usize) -> Result<()> {
+    if count > c.remaining() {
+        return Err(Error::InvalidData(format!("Avro array claims {count} items, more than its bytes")));
+    }
+    Ok(())
+}
+
+fn skip(s: &Skip, c: &mut Cursor) -> Result<()> {
+    match s {
+        Skip::Nothing => {}
+        Skip::Bytes1 => c.skip(1)?,
+        Skip::Varint => c.skip_long()?,
+        Skip::Fixed(n) => c.skip(*n)?,
+        Skip::Bytes => {
+            c.read_bytes()?;
+        }
+        Skip::Record(fields) => {
+            for f in fields {
+                skip(f, c)?;
+            }
+        }
+        Skip::Array(item) | Skip::Map(item) => loop {
+            let (count, size) = c.read_block_count()?;
+            if count == 0 {
+                break;
+            }
+            if let Some(size) = size {
+                c.skip(size)?;
+                continue;
+            }
+            check_items(c, count)?;
+            for _ in 0..count {
+                if matches!(s, Skip::Map(_)) {
+                    c.read_bytes()?;
+                }
+                skip(item, c)?;
+            }
+        },
+        Skip::Union(branches) => {
+            let branch = c.read_long()?;
+            let chosen = usize::try_from(branch)
+                .ok()
+                .and_then(|i| branches.get(i))
+                .ok_or_else(|| Error::InvalidData(format!("invalid Avro union branch {branch}")))?;
+            skip(chosen, c)?;
+        }
+    }
+    Ok(())
+}

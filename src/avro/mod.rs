@@ -1,0 +1,77 @@
+//! Avro container files as Iceberg uses them (spec: Appendix A, "Avro").
+//!
+//! Reading resolves the file's writer schema against an Iceberg read type by
+//! field id and decodes blocks straight into Arrow columns ([`decode::Plan`]);
+//! plans are compiled once per (writer schema, read type) and cached.
+
+pub mod binary;
+pub mod columns;
+pub mod container;
+pub mod decode;
+pub mod encode;
+pub mod schema;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::StructArray;
+
+use crate::error::{Error, Result};
+use crate::types::Type;
+pub use container::{Codec, Header};
+pub use decode::Plan;
+
+type PlanKey = (String, String);
+
+static PLANS: Mutex<Option<HashMap<PlanKey, Arc<Plan>>>> = Mutex::new(None);
+
+/// Plans kept at most; a table has few distinct writer schemas.
+const MAX_PLANS: usize = 256;
+
+/// The cached plan for `header`'s writer schema read as `read_type`.
+pub fn plan_for(header: &Header, read_type: &Type) -> Result<Arc<Plan>> {
+    let key = (header.schema_json.clone(), format!("{read_type:?}"));
+    {
+        let cache = PLANS.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(plan) = cache.as_ref().and_then(|c| c.get(&key)) {
+            return Ok(plan.clone());
+        }
+    }
+    let plan = Arc::new(Plan::compile(&header.schema, read_type)?);
+    let mut cache = PLANS.lock().unwrap_or_else(|p| p.into_inner());
+    let map = cache.get_or_insert_with(HashMap::new);
+    if map.len() >= MAX_PLANS {
+        map.clear();
+    }
+    map.insert(key, plan.clone());
+    Ok(plan)
+}
+
+/// Decodes every record of the container file `data` as `read_type`.
+pub fn read_with(data: &[u8], header: &Header, read_type: &Type) -> Result<StructArray> {
+    let plan = plan_for(header, read_type)?;
+    let mut builders = plan.builders();
+    let mut blocks = container::Blocks::new(data, header);
+    let mut scratch = Vec::new();
+    while let Some((count, block)) = blocks.next_block()? {
+        let plain: &[u8] = if header.codec == Codec::Null {
+            block
+        } else {
+            header.codec.decompress(block, &mut scratch)?;
+            &scratch
+        };
+        plan.decode_block(plain, count, &mut builders)?;
+    }
+    plan.finish(&mut builders)
+}
+
+/// Prefixes an error with the file it came from.
+pub fn in_file(location: &str) -> impl Fn(Error) -> Error + '_ {
+    move |e| match e {
+        Error::InvalidData(m) => Error::InvalidData(format!("{location}: {m}")),
+        Error::InvalidValue(m) => Error::InvalidValue(format!("{location}: {m}")),
+        Error::TypeMismatch(m) => Error::TypeMismatch(format!("{location}: {m}")),
+        Error::UnknownType(m) => Error::InvalidData(format!("{location}: {m}")),
+        other => other,
+    }
+}

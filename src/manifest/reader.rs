@@ -1,0 +1,279 @@
+//! Reading manifests into Arrow (spec: "Manifests", "Manifest Entry Fields",
+//! "Sequence Number Inheritance"), with column projection and the metadata
+//! inherited from the manifest list already applied.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int32Type, Int64Type};
+use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StructArray};
+use arrow_schema::Schema as ArrowSchema;
+
+use super::partition::{parse_spec_fields, partition_type};
+use super::project::{parse_paths, prune, replace_child, select, touches};
+use super::schema::entry_read_fields;
+use crate::avro::schema::Schema as AvroSchema;
+use crate::avro::{self, container, Header};
+use crate::error::{Error, Result};
+use crate::types::{PrimitiveType, Type};
+
+/// What a manifest's entries inherit from its manifest-list entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Inherit {
+    /// `added_snapshot_id`: replaces null entry snapshot ids.
+    pub snapshot_id: Option<i64>,
+    /// The manifest's `sequence_number` (0 for v1 manifest lists).
+    pub sequence_number: i64,
+    /// The manifest's `first_row_id` (v3): assigned to live files in order.
+    pub first_row_id: Option<i64>,
+}
+
+/// The Avro key-value metadata that describes a manifest.
+pub const MANIFEST_KEYS: [&str; 6] =
+    ["schema", "schema-id", "partition-spec", "partition-spec-id", "format-version", "content"];
+
+/// Reads a local path or `file://` URI.
+pub fn read_location(location: &str) -> Result<Vec<u8>> {
+    let path = local_path(location)?;
+    std::fs::read(&path).map_err(|e| Error::InvalidData(format!("cannot read {location}: {e}")))
+}
+
+/// The file-system path of a local location.
+pub fn local_path(location: &str) -> Result<String> {
+    let Some(rest) = location.strip_prefix("file:") else {
+        if location.contains("://") {
+            return Err(Error::InvalidValue(format!(
+                "{location}: only local paths and file:// URIs are supported"
+            )));
+        }
+        return Ok(location.to_owned());
+    };
+    // file:///p, file://localhost/p and file:/p all name /p.
+    let path = rest
+        .strip_prefix("//localhost")
+        .or_else(|| rest.strip_prefix("//"))
+        .unwrap_or(rest);
+    percent_decode(path)
+}
+
+fn percent_decode(text: &str) -> Result<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| Error::InvalidValue(format!("bad percent escape in {text}")))?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| Error::InvalidValue(format!("{text} is not UTF-8")))
+}
+
+/// The partition type of a manifest: from its `partition-spec` and `schema`
+/// metadata, or, for files without them, from the Avro writer schema.
+pub fn manifest_partition_type(header: &Header) -> Result<Type> {
+    if let Some(spec) = header.meta_str("partition-spec") {
+        let spec = parse_spec_fields(spec)?;
+        if spec.is_empty() {
+            return Ok(Type::Struct(Vec::new()));
+        }
+        if let Some(schema) = header.meta_str("schema") {
+            return partition_type(&spec, schema);
+        }
+    }
+    avro_partition_type(&header.schema)
+}
+
+fn avro_partition_type(schema: &AvroSchema) -> Result<Type> {
+    let record_field = |schema: &AvroSchema, id: i32| -> Option<AvroSchema> {
+        let AvroSchema::Record(r) = schema else { return None };
+        r.fields.iter().find(|f| f.field_id == Some(id)).map(|f| f.schema.clone())
+    };
+    let partition = record_field(schema, 2)
+        .and_then(|df| record_field(&df, 102))
+        .ok_or_else(|| Error::InvalidData("manifest has no data_file.partition field".to_owned()))?;
+    let AvroSchema::Record(record) = partition else {
+        return Err(Error::InvalidData("data_file.partition is not a record".to_owned()));
+    };
+    let mut fields = Vec::new();
+    for (i, f) in record.fields.iter().enumerate() {
+        let inner = f.schema.as_optional().map(|(_, s)| s).unwrap_or(&f.schema);
+        let logical = |l: &Option<String>, name: &str| l.as_deref() == Some(name);
+        let ty = match inner {
+            AvroSchema::Boolean => PrimitiveType::Boolean,
+            AvroSchema::Int { logical: l } if logical(l, "date") => PrimitiveType::Date,
+            AvroSchema::Int { .. } => PrimitiveType::Int,
+            AvroSchema::Long { logical: l } if logical(l, "time-micros") => PrimitiveType::Time,
+            AvroSchema::Long { logical: l } if logical(l, "timestamp-micros") => PrimitiveType::Timestamp,
+            AvroSchema::Long { .. } => PrimitiveType::Long,
+            AvroSchema::Float => PrimitiveType::Float,
+            AvroSchema::Double => PrimitiveType::Double,
+            AvroSchema::String { .. } => PrimitiveType::String,
+            AvroSchema::Bytes { .. } => PrimitiveType::Binary,
+            AvroSchema::Fixed { size: 16, logical: l } if logical(l, "uuid") => PrimitiveType::Uuid,
+            AvroSchema::Fixed { size, logical: None } => PrimitiveType::Fixed(*size as u64),
+            other => {
+                return Err(Error::InvalidData(format!(
+                    "partition field {} ({}) needs the partition-spec metadata to be typed",
+                    f.name,
+                    other.kind()
+                )))
+            }
+        };
+        fields.push(crate::types::NestedField {
+            id: f.field_id.unwrap_or(1000 + i as i32),
+            name: f.name.clone(),
+            required: false,
+            field_type: Type::Primitive(ty),
+        });
+    }
+    Ok(Type::Struct(fields))
+}
+
+/// The format version a manifest declares (v1 writers may omit it).
+pub fn format_version(header: &Header) -> Result<u8> {
+    match header.meta_str("format-version") {
+        None => Ok(1),
+        Some(v) => v
+            .trim()
+            .parse::<u8>()
+            .ok()
+            .filter(|v| (1..=4).contains(v))
+            .ok_or_else(|| Error::InvalidData(format!("unsupported format-version {v:?}"))),
+    }
+}
+
+/// Decodes the manifest in `data` (read from `location`, named in errors).
+/// `columns` are top-level or dotted names; `None` reads everything.
+/// With `inherit`, null snapshot ids and sequence numbers are inherited
+/// (spec: "Sequence Number Inheritance"); v1 files default them to 0.
+pub fn read_manifest(
+    data: &[u8],
+    location: &str,
+    columns: Option<&[String]>,
+    inherit: Option<Inherit>,
+) -> Result<RecordBatch> {
+    read_manifest_inner(data, columns, inherit).map_err(avro::in_file(location))
+}
+
+fn read_manifest_inner(data: &[u8], columns: Option<&[String]>, inherit: Option<Inherit>) -> Result<RecordBatch> {
+    let header = container::read_header(data)?;
+    let version = format_version(&header)?;
+    let all = entry_read_fields(manifest_partition_type(&header)?);
+    let requested = match columns {
+        None => all.clone(),
+        Some(cols) => select(&all, &parse_paths(cols))?,
+    };
+    let inherit = inherit.or(if version == 1 { Some(Inherit::default()) } else { None });
+    // What inheritance needs besides the requested columns.
+    let mut paths = match columns {
+        None => parse_paths(&all.iter().map(|f| f.name.clone()).collect::<Vec<_>>()),
+        Some(cols) => parse_paths(cols),
+    };
+    let wants_first_row_id =
+        touches(&paths, &["data_file", "first_row_id"]) && inherit.and_then(|i| i.first_row_id).is_some();
+    paths.push(vec!["status".to_owned()]);
+    if wants_first_row_id {
+        paths.push(vec!["data_file".to_owned(), "record_count".to_owned()]);
+    }
+    let decoded_fields = select(&all, &paths)?;
+    let array = avro::read_with(data, &header, &Type::Struct(decoded_fields))?;
+    let array = apply_defaults(array, inherit)?;
+    let rows = array.len();
+    let array = prune(&array, &requested)?;
+    let metadata: HashMap<String, String> = MANIFEST_KEYS
+        .iter()
+        .filter_map(|k| header.meta_str(k).map(|v| ((*k).to_owned(), v.to_owned())))
+        .collect();
+    to_batch(array, rows, metadata)
+}
+
+/// A record batch of `array`'s columns (which may be none) with `rows` rows.
+pub fn to_batch(array: StructArray, rows: usize, metadata: HashMap<String, String>) -> Result<RecordBatch> {
+    let (fields, columns, _) = array.into_parts();
+    let schema = Arc::new(ArrowSchema::new_with_metadata(fields, metadata));
+    RecordBatch::try_new_with_options(
+        schema,
+        columns,
+        &arrow_array::RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
+    .map_err(|e| Error::Internal(e.to_string()))
+}
+
+fn fill_i64(column: &ArrayRef, mut value: impl FnMut(usize) -> Option<i64>) -> ArrayRef {
+    let column = column.as_primitive::<Int64Type>();
+    Arc::new(
+        (0..column.len())
+            .map(|i| if column.is_valid(i) { Some(column.value(i)) } else { value(i) })
+            .collect::<Int64Array>(),
+    )
+}
+
+/// Inheritance and the v1 defaults, on the decoded columns.
+fn apply_defaults(array: StructArray, inherit: Option<Inherit>) -> Result<StructArray> {
+    let status = array
+        .column_by_name("status")
+        .ok_or_else(|| Error::Internal("status not decoded".to_owned()))?
+        .as_primitive::<Int32Type>()
+        .clone();
+    if status.null_count() > 0 {
+        return Err(Error::InvalidData("manifest entry without a status".to_owned()));
+    }
+    if let Some(bad) = status.values().iter().find(|s| !(0..=2).contains(*s)) {
+        return Err(Error::InvalidData(format!("invalid manifest entry status {bad}")));
+    }
+    let mut array = array;
+    if let Some(inherit) = inherit {
+        if let (Some(column), Some(snapshot_id)) = (array.column_by_name("snapshot_id"), inherit.snapshot_id) {
+            let filled = fill_i64(column, |_| Some(snapshot_id));
+            array = replace_child(&array, "snapshot_id", filled)?;
+        }
+        // Java (InheritableMetadataFactory): inherit when null and the entry
+        // is ADDED, or always when the manifest's sequence number is 0 (v1).
+        let seq = inherit.sequence_number;
+        for name in ["sequence_number", "file_sequence_number"] {
+            if let Some(column) = array.column_by_name(name) {
+                let filled = fill_i64(column, |i| (seq == 0 || status.value(i) == 1).then_some(seq));
+                array = replace_child(&array, name, filled)?;
+            }
+        }
+    }
+    if let Some(data_file) = array.column_by_name("data_file").map(|c| c.as_struct().clone()) {
+        let mut data_file = data_file;
+        if let Some(content) = data_file.column_by_name("content") {
+            // v1 files are all data files (Appendix E: content defaults to 0).
+            let content = content.as_primitive::<Int32Type>();
+            let filled: Int32Array = content.iter().map(|v| Some(v.unwrap_or(0))).collect();
+            data_file = replace_child(&data_file, "content", Arc::new(filled))?;
+        }
+        if let (Some(first), Some(records)) = (
+            inherit.and_then(|i| i.first_row_id),
+            data_file.column_by_name("record_count").map(|c| c.as_primitive::<Int64Type>().clone()),
+        ) {
+            if let Some(column) = data_file.column_by_name("first_row_id") {
+                // Java (ManifestReader.idAssigner): live files without a first
+                // row id get the next ids, in manifest order.
+                let mut next = first;
+                let filled = fill_i64(column, |i| {
+                    if status.value(i) == 2 {
+                        return None;
+                    }
+                    let id = next;
+                    next = next.saturating_add(records.value(i));
+                    Some(id)
+                });
+                data_file = replace_child(&data_file, "first_row_id", filled)?;
+            }
+        }
+        array = replace_child(&array, "data_file", Arc::new(data_file))?;
+    }
+    Ok(array)
+}

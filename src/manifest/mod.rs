@@ -113,3 +113,6 @@ pub fn manifest_file_row(
     StructArray::try_new(fields, columns.into_iter().map(|(_, c)| c).collect(), None)
         .map_err(|e| crate::Error::Internal(e.to_string()))
 }
+
+#[cfg(test)]
+mod tests;

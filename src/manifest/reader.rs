@@ -86,7 +86,11 @@ pub fn manifest_partition_type(header: &Header) -> Result<Type> {
             return Ok(Type::Struct(Vec::new()));
         }
         if let Some(schema) = header.meta_str("schema") {
-            return partition_type(&spec, schema);
+            // A schema this crate cannot type (a newer type) falls back to
+            // the Avro writer schema, which carries the physical types.
+            if let Ok(ty) = partition_type(&spec, schema) {
+                return Ok(ty);
+            }
         }
     }
     avro_partition_type(&header.schema)
@@ -187,6 +191,9 @@ fn read_manifest_inner(data: &[u8], columns: Option<&[String]>, inherit: Option<
     let decoded_fields = select(&all, &paths)?;
     let array = avro::read_with(data, &header, &Type::Struct(decoded_fields))?;
     let array = apply_defaults(array, inherit)?;
+    if let Some(widths) = header.meta_str("schema").and_then(bound_widths) {
+        check_bounds(&array, &widths)?;
+    }
     let rows = array.len();
     let array = prune(&array, &requested)?;
     let metadata: HashMap<String, String> = MANIFEST_KEYS
@@ -276,4 +283,68 @@ fn apply_defaults(array: StructArray, inherit: Option<Inherit>) -> Result<Struct
         array = replace_child(&array, "data_file", Arc::new(data_file))?;
     }
     Ok(array)
+}
+
+/// The byte width of each fixed-width primitive column of a schema, indexed
+/// by field id (Appendix D: int and date 4 bytes, long and timestamps 8, ...).
+fn bound_widths(schema_json: &str) -> Option<Vec<(u8, &'static str)>> {
+    fn walk(fields: &[crate::types::NestedField], out: &mut Vec<(u8, &'static str)>) {
+        for f in fields {
+            let width = match &f.field_type {
+                Type::Struct(inner) => {
+                    walk(inner, out);
+                    None
+                }
+                Type::Primitive(PrimitiveType::Boolean) => Some((1, "boolean")),
+                Type::Primitive(PrimitiveType::Int) => Some((4, "int")),
+                Type::Primitive(PrimitiveType::Date) => Some((4, "date")),
+                Type::Primitive(PrimitiveType::Float) => Some((4, "float")),
+                Type::Primitive(PrimitiveType::Long) => Some((8, "long")),
+                Type::Primitive(PrimitiveType::Double) => Some((8, "double")),
+                Type::Primitive(PrimitiveType::Time) => Some((8, "time")),
+                Type::Primitive(PrimitiveType::Timestamp) => Some((8, "timestamp")),
+                Type::Primitive(PrimitiveType::Timestamptz) => Some((8, "timestamptz")),
+                Type::Primitive(PrimitiveType::Uuid) => Some((16, "uuid")),
+                _ => None,
+            };
+            if let (Some(w), Ok(id)) = (width, usize::try_from(f.id)) {
+                if id < 1 << 20 {
+                    if out.len() <= id {
+                        out.resize(id + 1, (0, ""));
+                    }
+                    out[id] = w;
+                }
+            }
+        }
+    }
+    let Ok(Type::Struct(fields)) = Type::parse(schema_json) else { return None };
+    let mut out = Vec::new();
+    walk(&fields, &mut out);
+    Some(out)
+}
+
+/// Refuses lower and upper bounds whose length does not fit their column's
+/// type: decoding them later would read out of bounds or misread them.
+fn check_bounds(array: &StructArray, widths: &[(u8, &'static str)]) -> Result<()> {
+    let Some(data_file) = array.column_by_name("data_file").map(|c| c.as_struct()) else {
+        return Ok(());
+    };
+    for name in ["lower_bounds", "upper_bounds"] {
+        let Some(map) = data_file.column_by_name(name).map(|c| c.as_map()) else { continue };
+        let keys = map.keys().as_primitive::<Int32Type>();
+        let values = map.values().as_binary::<i32>();
+        let offsets = values.value_offsets();
+        for (i, key) in keys.values().iter().enumerate() {
+            let Some(&(width, type_name)) = usize::try_from(*key).ok().and_then(|k| widths.get(k)) else {
+                continue;
+            };
+            let len = (offsets[i + 1] - offsets[i]) as usize;
+            if width != 0 && len != usize::from(width) && values.is_valid(i) {
+                return Err(Error::InvalidData(format!(
+                    "{name} of field {key} ({type_name}) has {len} bytes, expected {width}"
+                )));
+            }
+        }
+    }
+    Ok(())
 }

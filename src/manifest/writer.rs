@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{new_null_array, Array, ArrayRef, Int64Array, StructArray};
-use arrow_schema::{Field, Fields};
+use arrow_schema::{DataType, Field, Fields};
 
 use super::partition::{parse_spec_fields, partition_type};
 use super::project::replace_child;
@@ -55,6 +55,15 @@ pub struct ManifestStats {
 /// `array`'s children rearranged into exactly `fields` (by name,
 /// recursively); absent optional fields become nulls.
 pub fn conform(array: &StructArray, fields: &[NestedField]) -> Result<StructArray> {
+    conform_with(array, fields, &|_, _| None)
+}
+
+/// [`conform`], with `default` giving the column for absent fields it knows.
+pub fn conform_with(
+    array: &StructArray,
+    fields: &[NestedField],
+    default: &dyn Fn(&NestedField, usize) -> Option<ArrayRef>,
+) -> Result<StructArray> {
     let rows = array.len();
     let mut arrow_fields = Vec::with_capacity(fields.len());
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(fields.len());
@@ -64,9 +73,10 @@ pub fn conform(array: &StructArray, fields: &[NestedField]) -> Result<StructArra
                 let inner = c.as_struct_opt().ok_or_else(|| {
                     Error::TypeMismatch(format!("column {} must be a struct, not {}", f.name, c.data_type()))
                 })?;
-                Arc::new(conform(inner, children)?)
+                Arc::new(conform_with(inner, children, default)?)
             }
             (Some(c), _) => c.clone(),
+            (None, _) if default(f, rows).is_some() => default(f, rows).unwrap_or_else(|| new_null_array(&DataType::Null, rows)),
             (None, _) if f.id == 105 => Arc::new(Int64Array::from(vec![V1_BLOCK_SIZE; rows])),
             (None, _) if !f.required => new_null_array(&arrow_type(&f.field_type), rows),
             (None, Type::Struct(children)) if children.is_empty() => {
@@ -136,7 +146,11 @@ pub fn write_manifest(entries: &StructArray, options: &ManifestOptions) -> Resul
             }
         }
     }
-    let rows = conform(&entries, &fields)?;
+    // Absent `content` in a data manifest: data files (content 0).
+    let deletes = options.deletes;
+    let rows = conform_with(&entries, &fields, &|f, rows| {
+        (f.id == 134 && !deletes).then(|| Arc::new(arrow_array::Int32Array::from(vec![0; rows])) as ArrayRef)
+    })?;
     let data_file = rows
         .column_by_name("data_file")
         .and_then(|c| c.as_struct_opt())

@@ -1,0 +1,379 @@
+"""Manifests and manifest lists (Iceberg spec: "Manifests", "Manifest Lists").
+
+Readers return pyarrow Tables with one row per manifest entry (or per
+manifest-list entry), their columns named as in the spec. Decoding happens in
+Rust, straight into Arrow, with the GIL released; sequence numbers and
+snapshot ids are inherited from the manifest-list row when one is given.
+
+The dataclasses at the end (:class:`ManifestFile`, :class:`ManifestEntry`,
+:class:`DataFile`) are light views built on demand from table rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Union
+
+import pyarrow as pa
+
+from frazil import _native
+
+__all__ = [
+    "DataFile",
+    "ManifestEntry",
+    "ManifestFile",
+    "PartitionFieldSummary",
+    "manifest_entries",
+    "manifest_entry_schema",
+    "manifest_file_schema",
+    "manifest_files",
+    "read_manifest",
+    "read_manifest_list",
+    "read_manifests",
+    "write_manifest",
+    "write_manifest_list",
+]
+
+Location = Union[str, "os.PathLike[str]"]
+Rows = Union[pa.Table, pa.RecordBatch, Sequence[Mapping[str, Any]]]
+JsonLike = Union[str, Mapping[str, Any], Sequence[Any]]
+
+STATUS_EXISTING = 0
+STATUS_ADDED = 1
+STATUS_DELETED = 2
+
+
+def _location(location: Location) -> str:
+    return os.fspath(location)
+
+
+def _local_path(location: str) -> str:
+    """The file-system path of a local path or ``file://`` URI."""
+    if location.startswith("file:"):
+        parsed = urllib.parse.urlparse(location)
+        return urllib.parse.unquote(parsed.path)
+    return location
+
+
+def _check_exists(location: str) -> None:
+    path = _local_path(location)
+    if "://" not in location and not os.path.exists(path):
+        raise FileNotFoundError(f"no such file: {location}")
+
+
+def _inherit(manifest_file: Mapping[str, Any] | None) -> tuple[int | None, int, int | None] | None:
+    """What entries inherit from their manifest-list row (spec: "Sequence
+    Number Inheritance"); a missing sequence number is a v1 list's 0."""
+    if manifest_file is None:
+        return None
+    return (
+        manifest_file.get("added_snapshot_id"),
+        manifest_file.get("sequence_number") or 0,
+        manifest_file.get("first_row_id"),
+    )
+
+
+def read_manifest_list(location: Location) -> pa.Table:
+    """Reads a manifest list: one row per manifest (``manifest_file`` fields).
+
+    v1 lists read with ``content``, ``sequence_number`` and
+    ``min_sequence_number`` of 0, as the spec requires (Appendix E).
+    """
+    loc = _location(location)
+    _check_exists(loc)
+    table: pa.Table = _native.read_manifest_list(loc)
+    return table
+
+
+def read_manifest(
+    location: Location,
+    columns: Sequence[str] | None = None,
+    manifest_file: Mapping[str, Any] | None = None,
+) -> pa.Table:
+    """Reads a manifest: one row per entry (``status``, ``snapshot_id``,
+    ``sequence_number``, ``file_sequence_number``, ``data_file``).
+
+    ``columns`` selects top-level or dotted nested fields such as
+    ``"data_file.file_path"``; fields not selected are not decoded.
+    ``manifest_file`` is this manifest's row of :func:`read_manifest_list` (a
+    dict): null snapshot ids and the sequence numbers of ADDED entries are
+    inherited from it. The Avro key-value metadata (``schema``,
+    ``partition-spec``, ...) is in the table's schema metadata.
+    """
+    loc = _location(location)
+    _check_exists(loc)
+    table: pa.Table = _native.read_manifest(
+        loc, None if columns is None else list(columns), _inherit(manifest_file)
+    )
+    return table
+
+
+def read_manifests(
+    manifest_files: Rows,
+    columns: Sequence[str] | None = None,
+    threads: int = 0,
+) -> list[pa.Table]:
+    """Reads many manifests in parallel (``threads=0``: all cores), each with
+    its manifest-list row's inheritance. Returns one table per manifest."""
+    rows = _to_pylist(manifest_files)
+    locations = [str(row["manifest_path"]) for row in rows]
+    for loc in locations:
+        _check_exists(loc)
+    tables: list[pa.Table] = _native.read_manifests(
+        locations,
+        [_inherit(row) for row in rows],
+        None if columns is None else list(columns),
+        threads,
+    )
+    return tables
+
+
+def _to_pylist(rows: Rows) -> list[Mapping[str, Any]]:
+    if isinstance(rows, (pa.Table, pa.RecordBatch)):
+        out: list[Mapping[str, Any]] = rows.to_pylist()
+        return out
+    return list(rows)
+
+
+def _json(value: JsonLike) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def manifest_entry_schema(spec: JsonLike, schema: JsonLike) -> pa.Schema:
+    """The Arrow schema of :func:`read_manifest`'s tables for a partition
+    spec (JSON object or fields array) over a table schema (JSON)."""
+    result: pa.Schema = _native.manifest_entry_schema(_json(spec), _json(schema))
+    return result
+
+
+def manifest_file_schema() -> pa.Schema:
+    """The Arrow schema of :func:`read_manifest_list`'s tables."""
+    result: pa.Schema = _native.manifest_file_schema()
+    return result
+
+
+def _conform_array(array: pa.Array, target: pa.DataType) -> pa.Array:
+    """``array`` cast to ``target``; struct fields are matched by name and
+    absent ones become nulls."""
+    if pa.types.is_struct(target) and pa.types.is_struct(array.type):
+        names = {array.type.field(i).name for i in range(array.type.num_fields)}
+        children = []
+        for i in range(target.num_fields):
+            field = target.field(i)
+            if field.name in names:
+                children.append(_conform_array(array.field(field.name), field.type))
+            else:
+                children.append(pa.nulls(len(array), field.type))
+        mask = array.is_null() if array.null_count else None
+        return pa.StructArray.from_arrays(children, fields=list(target), mask=mask)
+    return array.cast(target)
+
+
+def _conform(rows: Rows, schema: pa.Schema) -> pa.Table:
+    if isinstance(rows, pa.RecordBatch):
+        rows = pa.Table.from_batches([rows])
+    if not isinstance(rows, pa.Table):
+        return pa.Table.from_pylist(list(rows), schema=schema)
+    columns = []
+    for field in schema:
+        if field.name in rows.column_names:
+            column = rows.column(field.name).combine_chunks()
+            columns.append(_conform_array(column, field.type))
+        else:
+            columns.append(pa.nulls(rows.num_rows, field.type))
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _write(location: str, data: bytes) -> None:
+    with open(_local_path(location), "wb") as out:
+        out.write(data)
+
+
+def write_manifest(
+    location: Location,
+    entries: Rows,
+    *,
+    schema: JsonLike,
+    spec: JsonLike,
+    spec_id: int | None = None,
+    format_version: int = 2,
+    snapshot_id: int | None = None,
+    content: str = "data",
+    codec: str = "deflate",
+) -> dict[str, Any]:
+    """Writes a manifest of ``entries`` (a Table or dicts in the shape of
+    :func:`read_manifest`'s output; absent optional fields are null).
+
+    ``schema`` is the table schema JSON and ``spec`` the partition spec JSON
+    (object with ``spec-id`` and ``fields``, or the fields array with
+    ``spec_id``). Entries without a snapshot id get ``snapshot_id``. v1 writes
+    the v1 field set (with ``block_size_in_bytes``), v2 adds content and
+    sequence numbers, v3 the row-lineage fields. Returns the manifest's
+    manifest-list row (a dict for :func:`write_manifest_list`) with its
+    counts and partition summaries; its ``sequence_number`` is None until a
+    manifest list assigns it.
+    """
+    if content not in ("data", "deletes"):
+        raise ValueError(f"content must be 'data' or 'deletes', not {content!r}")
+    spec_json = _json(spec)
+    if spec_id is None:
+        parsed = json.loads(spec_json)
+        spec_id = int(parsed.get("spec-id", 0)) if isinstance(parsed, dict) else 0
+    schema_json = _json(schema)
+    table = _conform(entries, manifest_entry_schema(spec_json, schema_json))
+    loc = _location(location)
+    data, row = _native.write_manifest(
+        loc,
+        table,
+        schema_json,
+        spec_json,
+        spec_id,
+        format_version,
+        content == "deletes",
+        snapshot_id,
+        codec,
+    )
+    _write(loc, data)
+    result: dict[str, Any] = row.to_pylist()[0]
+    return result
+
+
+def write_manifest_list(
+    location: Location,
+    manifests: Rows,
+    *,
+    snapshot_id: int,
+    sequence_number: int = 0,
+    parent_snapshot_id: int | None = None,
+    format_version: int = 2,
+    first_row_id: int | None = None,
+    codec: str = "deflate",
+) -> int | None:
+    """Writes a manifest list of ``manifests`` (rows as returned by
+    :func:`write_manifest` or :func:`read_manifest_list`).
+
+    Manifests without a sequence number get ``sequence_number`` (v2+). In v3,
+    data manifests without a first row id get ids from ``first_row_id`` on;
+    the next unassigned row id is returned (None otherwise).
+    """
+    table = _conform(manifests, manifest_file_schema())
+    data, next_row_id = _native.write_manifest_list(
+        table,
+        format_version,
+        snapshot_id,
+        parent_snapshot_id,
+        sequence_number,
+        first_row_id,
+        codec,
+    )
+    _write(_location(location), data)
+    result: int | None = next_row_id
+    return result
+
+
+@dataclass(frozen=True)
+class PartitionFieldSummary:
+    contains_null: bool
+    contains_nan: bool | None
+    lower_bound: bytes | None
+    upper_bound: bytes | None
+
+
+@dataclass(frozen=True)
+class ManifestFile:
+    """One row of a manifest list."""
+
+    manifest_path: str
+    manifest_length: int
+    partition_spec_id: int
+    content: int
+    sequence_number: int | None
+    min_sequence_number: int | None
+    added_snapshot_id: int
+    added_files_count: int | None
+    existing_files_count: int | None
+    deleted_files_count: int | None
+    added_rows_count: int | None
+    existing_rows_count: int | None
+    deleted_rows_count: int | None
+    partitions: list[PartitionFieldSummary] | None
+    key_metadata: bytes | None
+    first_row_id: int | None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> ManifestFile:
+        values = dict(row)
+        summaries = values.get("partitions")
+        values["partitions"] = (
+            None if summaries is None else [PartitionFieldSummary(**s) for s in summaries]
+        )
+        return cls(**{name: values.get(name) for name in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """The ``data_file`` struct of a manifest entry. Maps are dicts."""
+
+    content: int | None
+    file_path: str | None
+    file_format: str | None
+    partition: dict[str, Any] | None
+    record_count: int | None
+    file_size_in_bytes: int | None
+    column_sizes: dict[int, int] | None
+    value_counts: dict[int, int] | None
+    null_value_counts: dict[int, int] | None
+    nan_value_counts: dict[int, int] | None
+    lower_bounds: dict[int, bytes] | None
+    upper_bounds: dict[int, bytes] | None
+    key_metadata: bytes | None
+    split_offsets: list[int] | None
+    equality_ids: list[int] | None
+    sort_order_id: int | None
+    first_row_id: int | None
+    referenced_data_file: str | None
+    content_offset: int | None
+    content_size_in_bytes: int | None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> DataFile:
+        values: dict[str, Any] = {}
+        for name in cls.__dataclass_fields__:
+            value = row.get(name)
+            if isinstance(value, list) and name.endswith(("_sizes", "_counts", "_bounds")):
+                value = dict(value)
+            values[name] = value
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    status: int
+    snapshot_id: int | None
+    sequence_number: int | None
+    file_sequence_number: int | None
+    data_file: DataFile
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> ManifestEntry:
+        return cls(
+            status=row["status"],
+            snapshot_id=row.get("snapshot_id"),
+            sequence_number=row.get("sequence_number"),
+            file_sequence_number=row.get("file_sequence_number"),
+            data_file=DataFile.from_row(row.get("data_file") or {}),
+        )
+
+
+def manifest_files(table: pa.Table) -> list[ManifestFile]:
+    """Views of a :func:`read_manifest_list` table's rows."""
+    return [ManifestFile.from_row(row) for row in table.to_pylist()]
+
+
+def manifest_entries(table: pa.Table) -> list[ManifestEntry]:
+    """Views of a full :func:`read_manifest` table's rows."""
+    return [ManifestEntry.from_row(row) for row in table.to_pylist()]

@@ -1,0 +1,192 @@
+//! Bindings for `frazil.manifest`: conversion and GIL release only.
+
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, StructArray};
+use arrow_schema::{DataType, Schema};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use pyo3_arrow::{PySchema, PyTable};
+
+use super::errors::run;
+use crate::avro::columns::arrow_type;
+use crate::avro::Codec;
+use crate::error::Error;
+use crate::manifest::schema::{entry_read_fields, manifest_file_fields};
+use crate::manifest::writer::partition_type_for;
+use crate::manifest::{self, Inherit, ListOptions, ManifestOptions};
+use crate::types::Type;
+
+type InheritTuple = (Option<i64>, i64, Option<i64>);
+
+fn inherit(t: Option<InheritTuple>) -> Option<Inherit> {
+    t.map(|(snapshot_id, sequence_number, first_row_id)| Inherit { snapshot_id, sequence_number, first_row_id })
+}
+
+fn table(py: Python<'_>, batch: RecordBatch) -> PyResult<Py<PyAny>> {
+    let schema = batch.schema();
+    Ok(PyTable::try_new(vec![batch], schema)?.into_pyarrow(py)?.unbind())
+}
+
+fn threads_or_all(threads: usize) -> usize {
+    if threads == 0 {
+        crate::runtime::available_threads()
+    } else {
+        threads
+    }
+}
+
+fn codec(name: &str) -> crate::Result<Codec> {
+    Codec::parse(name).map_err(|_| Error::InvalidValue(format!("unknown Avro codec {name:?}")))
+}
+
+/// A pyarrow Table as one struct array (its batches concatenated).
+fn rows(input: PyTable) -> crate::Result<StructArray> {
+    let (batches, schema) = input.into_inner();
+    let batch = arrow_select::concat::concat_batches(&schema, &batches)
+        .map_err(|e| Error::TypeMismatch(e.to_string()))?;
+    Ok(StructArray::from(batch))
+}
+
+#[pyfunction]
+#[pyo3(signature = (location, columns=None, inherit=None))]
+fn read_manifest(
+    py: Python<'_>,
+    location: String,
+    columns: Option<Vec<String>>,
+    inherit: Option<InheritTuple>,
+) -> PyResult<Py<PyAny>> {
+    let inherit = self::inherit(inherit);
+    let batch = py.detach(|| {
+        run(|| {
+            let data = manifest::read_location(&location)?;
+            manifest::read_manifest(&data, &location, columns.as_deref(), inherit)
+        })
+    })?;
+    table(py, batch)
+}
+
+#[pyfunction]
+#[pyo3(signature = (locations, inherits, columns=None, threads=0))]
+fn read_manifests(
+    py: Python<'_>,
+    locations: Vec<String>,
+    inherits: Vec<Option<InheritTuple>>,
+    columns: Option<Vec<String>>,
+    threads: usize,
+) -> PyResult<Vec<Py<PyAny>>> {
+    let items: Vec<(String, Option<Inherit>)> =
+        locations.into_iter().zip(inherits.into_iter().map(inherit)).collect();
+    let threads = threads_or_all(threads);
+    let batches = py.detach(|| run(|| manifest::read_manifests(&items, columns.as_deref(), threads)))?;
+    batches.into_iter().map(|b| table(py, b)).collect()
+}
+
+#[pyfunction]
+fn read_manifest_list(py: Python<'_>, location: String) -> PyResult<Py<PyAny>> {
+    let batch = py.detach(|| {
+        run(|| {
+            let data = manifest::read_location(&location)?;
+            manifest::read_manifest_list(&data, &location)
+        })
+    })?;
+    table(py, batch)
+}
+
+/// Encodes a manifest; returns its bytes and its manifest-list row.
+#[pyfunction]
+#[pyo3(signature = (location, entries, schema_json, spec_json, spec_id, format_version, deletes, snapshot_id, codec="deflate"))]
+#[allow(clippy::too_many_arguments)]
+fn write_manifest(
+    py: Python<'_>,
+    location: String,
+    entries: PyTable,
+    schema_json: String,
+    spec_json: String,
+    spec_id: i32,
+    format_version: u8,
+    deletes: bool,
+    snapshot_id: Option<i64>,
+    codec: &str,
+) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+    let (data, row) = py.detach(|| {
+        run(|| {
+            let options = ManifestOptions {
+                format_version,
+                schema_json,
+                spec_json,
+                spec_id,
+                deletes,
+                snapshot_id,
+                codec: self::codec(codec)?,
+            };
+            let (data, stats) = manifest::write_manifest(&rows(entries)?, &options)?;
+            let row = manifest::manifest_file_row(&location, data.len() as i64, spec_id, deletes, snapshot_id, &stats)?;
+            Ok((data, RecordBatch::from(row)))
+        })
+    })?;
+    Ok((PyBytes::new(py, &data).into_any().unbind(), table(py, row)?))
+}
+
+/// Encodes a manifest list; returns its bytes and the next unassigned row id (v3).
+#[pyfunction]
+#[pyo3(signature = (manifests, format_version, snapshot_id, parent_snapshot_id, sequence_number, first_row_id=None, codec="deflate"))]
+#[allow(clippy::too_many_arguments)]
+fn write_manifest_list(
+    py: Python<'_>,
+    manifests: PyTable,
+    format_version: u8,
+    snapshot_id: i64,
+    parent_snapshot_id: Option<i64>,
+    sequence_number: i64,
+    first_row_id: Option<i64>,
+    codec: &str,
+) -> PyResult<(Py<PyAny>, Option<i64>)> {
+    let (data, next) = py.detach(|| {
+        run(|| {
+            let options = ListOptions {
+                format_version,
+                snapshot_id,
+                parent_snapshot_id,
+                sequence_number,
+                first_row_id,
+                codec: self::codec(codec)?,
+            };
+            manifest::write_manifest_list(&rows(manifests)?, &options)
+        })
+    })?;
+    Ok((PyBytes::new(py, &data).into_any().unbind(), next))
+}
+
+fn schema_of(ty: &Type) -> PyResult<Arc<Schema>> {
+    match arrow_type(ty) {
+        DataType::Struct(fields) => Ok(Arc::new(Schema::new(fields))),
+        _ => Err(super::errors::to_py(Error::Internal("read type is not a struct".to_owned()))),
+    }
+}
+
+/// The Arrow schema `read_manifest` produces for a spec and table schema.
+#[pyfunction]
+fn manifest_entry_schema(py: Python<'_>, spec_json: &str, schema_json: &str) -> PyResult<Py<PyAny>> {
+    let partition = run(|| partition_type_for(spec_json, schema_json))?;
+    let schema = schema_of(&Type::Struct(entry_read_fields(partition)))?;
+    Ok(PySchema::new(schema).into_pyarrow(py)?.unbind())
+}
+
+/// The Arrow schema `read_manifest_list` produces.
+#[pyfunction]
+fn manifest_file_schema(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    let schema = schema_of(&Type::Struct(manifest_file_fields(None)))?;
+    Ok(PySchema::new(schema).into_pyarrow(py)?.unbind())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(read_manifest, m)?)?;
+    m.add_function(wrap_pyfunction!(read_manifests, m)?)?;
+    m.add_function(wrap_pyfunction!(read_manifest_list, m)?)?;
+    m.add_function(wrap_pyfunction!(write_manifest, m)?)?;
+    m.add_function(wrap_pyfunction!(write_manifest_list, m)?)?;
+    m.add_function(wrap_pyfunction!(manifest_entry_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(manifest_file_schema, m)?)?;
+    Ok(())
+}

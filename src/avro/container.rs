@@ -49,12 +49,7 @@ impl Codec {
         match self {
             Codec::Null => out.extend_from_slice(data),
             // Avro's deflate is raw deflate (RFC 1951) without zlib framing.
-            Codec::Deflate => {
-                out.reserve(data.len() * 4);
-                flate2::read::DeflateDecoder::new(data)
-                    .read_to_end(out)
-                    .map_err(|e| corrupt(&e))?;
-            }
+            Codec::Deflate => inflate(data, out).map_err(|e| corrupt(&e))?,
             // Raw snappy followed by the big-endian CRC32 of the uncompressed data.
             Codec::Snappy => {
                 let split = data
@@ -63,6 +58,9 @@ impl Codec {
                     .ok_or_else(|| corrupt(&"block shorter than its checksum"))?;
                 let (body, crc) = data.split_at(split);
                 let len = snap::raw::decompress_len(body).map_err(|e| corrupt(&e))?;
+                if len > MAX_BLOCK {
+                    return Err(corrupt(&"block decompresses to more than 1 GiB"));
+                }
                 out.resize(len, 0);
                 snap::raw::Decoder::new()
                     .decompress(body, out)
@@ -74,8 +72,11 @@ impl Codec {
             }
             Codec::Zstandard => {
                 zstd::stream::read::Decoder::new(data)
-                    .and_then(|mut d| d.read_to_end(out))
+                    .and_then(|d| d.take(MAX_BLOCK as u64 + 1).read_to_end(out))
                     .map_err(|e| corrupt(&e))?;
+                if out.len() > MAX_BLOCK {
+                    return Err(corrupt(&"block decompresses to more than 1 GiB"));
+                }
             }
         }
         Ok(())
@@ -105,6 +106,36 @@ impl Codec {
             }
         }
         Ok(())
+    }
+}
+
+/// The largest decompressed block accepted: far above what writers produce
+/// (Java flushes at about 64 KB), and a bound on what a corrupt block costs.
+const MAX_BLOCK: usize = 1 << 30;
+
+/// Raw deflate straight into `out`, growing it as needed.
+fn inflate(data: &[u8], out: &mut Vec<u8>) -> std::result::Result<(), String> {
+    use flate2::{Decompress, FlushDecompress, Status};
+    let mut inflater = Decompress::new(false);
+    out.reserve(data.len() * 6 + 1024);
+    loop {
+        let (before_in, before_out) = (inflater.total_in(), inflater.total_out());
+        let consumed = usize::try_from(before_in).map_err(|e| e.to_string())?;
+        let rest = data.get(consumed..).unwrap_or(&[]);
+        let status = inflater
+            .decompress_vec(rest, out, FlushDecompress::Finish)
+            .map_err(|e| e.to_string())?;
+        if status == Status::StreamEnd {
+            return Ok(());
+        }
+        if out.len() == out.capacity() {
+            if out.len() >= MAX_BLOCK {
+                return Err("block decompresses to more than 1 GiB".to_owned());
+            }
+            out.reserve(out.len().max(4096));
+        } else if inflater.total_in() == before_in && inflater.total_out() == before_out {
+            return Err("truncated deflate stream".to_owned());
+        }
     }
 }
 

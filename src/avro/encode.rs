@@ -29,7 +29,12 @@ fn record_json(fields: &[NestedField], name: &str, names: &mut HashSet<String>) 
         .map(|f| {
             let inner = type_json(&f.field_type, &format!("r{}", f.id), names);
             let mut field = Map::new();
-            field.insert("name".into(), json!(f.name));
+            let avro_name = sanitize(&f.name);
+            if avro_name != f.name {
+                // As Java does, keep the Iceberg name beside the Avro-legal one.
+                field.insert("iceberg-field-name".into(), json!(f.name));
+            }
+            field.insert("name".into(), json!(avro_name));
             if f.required {
                 field.insert("type".into(), inner);
             } else {
@@ -41,6 +46,28 @@ fn record_json(fields: &[NestedField], name: &str, names: &mut HashSet<String>) 
         })
         .collect();
     json!({"type": "record", "name": name, "fields": fields})
+}
+
+/// An Avro-legal name (`[A-Za-z_][A-Za-z0-9_]*`) for an Iceberg field name,
+/// escaping as Java's AvroSchemaUtil does: a leading digit becomes `_d`, any
+/// other illegal character `_x` and its upper-case hex code.
+pub fn sanitize(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for (i, c) in name.chars().enumerate() {
+        let legal = c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit());
+        if legal {
+            out.push(c);
+        } else if c.is_ascii_digit() {
+            out.push('_');
+            out.push(c);
+        } else {
+            out.push_str(&format!("_x{:X}", c as u32));
+        }
+    }
+    if out.is_empty() {
+        out.push('_');
+    }
+    out
 }
 
 fn optional(inner: Value, required: bool) -> Value {
@@ -269,6 +296,14 @@ fn encode_value(ty: &Type, name: &str, array: &dyn Array, row: usize, out: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_made_avro_legal_like_java() {
+        assert_eq!(sanitize("ts_day"), "ts_day");
+        assert_eq!(sanitize("1a"), "_1a");
+        assert_eq!(sanitize("a-b"), "a_x2Db");
+        assert_eq!(sanitize("a.b c"), "a_x2Eb_x20c");
+    }
 
     #[test]
     fn decimal_sizes_match_the_spec() {

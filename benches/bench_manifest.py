@@ -23,17 +23,22 @@ COLUMNS = 10
 
 
 def schema_and_spec() -> tuple[dict[str, Any], dict[str, Any]]:
-    fields = [{"id": 1, "name": "id", "required": True, "type": "long"},
-              {"id": 2, "name": "ts", "required": False, "type": "timestamptz"}]  # fmt: skip
+    fields = [
+        {"id": 1, "name": "id", "required": True, "type": "long"},
+        {"id": 2, "name": "ts", "required": False, "type": "timestamptz"},
+    ]
     fields += [
         {"id": i, "name": f"c{i}", "required": False, "type": "long" if i % 2 else "string"}
         for i in range(3, COLUMNS + 1)
     ]
     schema = {"type": "struct", "schema-id": 0, "fields": fields}
-    spec = {"spec-id": 0, "fields": [
-        {"name": "ts_day", "transform": "day", "source-id": 2, "field-id": 1000},
-        {"name": "id_bucket", "transform": "bucket[16]", "source-id": 1, "field-id": 1001},
-    ]}  # fmt: skip
+    spec = {
+        "spec-id": 0,
+        "fields": [
+            {"name": "ts_day", "transform": "day", "source-id": 2, "field-id": 1000},
+            {"name": "id_bucket", "transform": "bucket[16]", "source-id": 1, "field-id": 1001},
+        ],
+    }
     return schema, spec
 
 
@@ -90,7 +95,9 @@ def build(directory: Path, manifests: int, entries: int) -> list[dict[str, Any]]
         row = m.write_manifest(path, batch, schema=schema, spec=spec, snapshot_id=1000 + k)
         row["added_snapshot_id"] = 1000 + k
         rows.append(row)
-    m.write_manifest_list(directory / "snap.avro", rows, snapshot_id=2000, sequence_number=manifests)
+    m.write_manifest_list(
+        directory / "snap.avro", rows, snapshot_id=2000, sequence_number=manifests
+    )
     return m.read_manifest_list(directory / "snap.avro").to_pylist()
 
 
@@ -109,7 +116,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--manifests", type=int, default=200)
     parser.add_argument("--entries", type=int, default=1000)
-    parser.add_argument("--fastavro", action="store_true", help="also time fastavro on 10 manifests")
+    parser.add_argument(
+        "--fastavro", action="store_true", help="also time fastavro on 10 manifests"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
@@ -118,19 +127,38 @@ def main() -> None:
         size = sum(r["manifest_length"] for r in listing)
         print(f"{args.manifests} manifests, {total} entries, {size / 1e6:.1f} MB (deflate)")
         no_bounds = [
-            "status", "snapshot_id", "sequence_number", "file_sequence_number",
-            "data_file.content", "data_file.file_path", "data_file.file_format",
-            "data_file.partition", "data_file.record_count", "data_file.file_size_in_bytes",
-            "data_file.column_sizes", "data_file.value_counts", "data_file.null_value_counts",
-            "data_file.nan_value_counts", "data_file.split_offsets", "data_file.sort_order_id",
-        ]  # fmt: skip
+            "status",
+            "snapshot_id",
+            "sequence_number",
+            "file_sequence_number",
+            "data_file.content",
+            "data_file.file_path",
+            "data_file.file_format",
+            "data_file.partition",
+            "data_file.record_count",
+            "data_file.file_size_in_bytes",
+            "data_file.column_sizes",
+            "data_file.value_counts",
+            "data_file.null_value_counts",
+            "data_file.nan_value_counts",
+            "data_file.split_offsets",
+            "data_file.sort_order_id",
+        ]
         planning = ["data_file.file_path", "data_file.partition", "data_file.record_count"]
         timed("frazil, every field, 1 thread", total, lambda: m.read_manifests(listing, threads=1))
-        timed("frazil, without bounds maps, 1 thread", total,
-              lambda: m.read_manifests(listing, columns=no_bounds, threads=1))  # fmt: skip
-        timed("frazil, paths+partitions+counts, 1 thread", total,
-              lambda: m.read_manifests(listing, columns=planning, threads=1))  # fmt: skip
-        timed("frazil, every field, all threads", total, lambda: m.read_manifests(listing, threads=0))
+        timed(
+            "frazil, without bounds maps, 1 thread",
+            total,
+            lambda: m.read_manifests(listing, columns=no_bounds, threads=1),
+        )
+        timed(
+            "frazil, paths+partitions+counts, 1 thread",
+            total,
+            lambda: m.read_manifests(listing, columns=planning, threads=1),
+        )
+        timed(
+            "frazil, every field, all threads", total, lambda: m.read_manifests(listing, threads=0)
+        )
         if args.fastavro:
             import fastavro
 
@@ -141,7 +169,9 @@ def main() -> None:
                     with open(row["manifest_path"], "rb") as f:
                         list(fastavro.reader(f))
 
-            timed("fastavro, every field (10 manifests)", 10 * args.entries, read_fastavro, repeat=1)
+            timed(
+                "fastavro, every field (10 manifests)", 10 * args.entries, read_fastavro, repeat=1
+            )
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import os
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 import pyarrow as pa
 
@@ -38,9 +38,9 @@ __all__ = [
     "write_manifest_list",
 ]
 
-Location = Union[str, "os.PathLike[str]"]
-Rows = Union[pa.Table, pa.RecordBatch, Sequence[Mapping[str, Any]]]
-JsonLike = Union[str, Mapping[str, Any], Sequence[Any]]
+Location: TypeAlias = "str | os.PathLike[str]"
+Rows: TypeAlias = "pa.Table | pa.RecordBatch | Sequence[Mapping[str, Any]]"
+JsonLike: TypeAlias = "str | Mapping[str, Any] | Sequence[Any]"
 
 STATUS_EXISTING = 0
 STATUS_ADDED = 1
@@ -311,7 +311,8 @@ class ManifestFile:
         values["partitions"] = (
             None if summaries is None else [PartitionFieldSummary(**s) for s in summaries]
         )
-        return cls(**{name: values.get(name) for name in cls.__dataclass_fields__})
+        fields: dict[str, Any] = {name: values.get(name) for name in cls.__dataclass_fields__}
+        return cls(**fields)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,9 @@ impl<'a> Cursor<'a> {
         let mut shift = 0u32;
         for (i, &b) in rest.iter().enumerate() {
             if shift >= 64 {
-                return Err(Error::InvalidData("Avro varint longer than 10 bytes".to_owned()));
+                return Err(Error::InvalidData(
+                    "Avro varint longer than 10 bytes".to_owned(),
+                ));
             }
             value |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
@@ -156,7 +158,18 @@ mod tests {
 
     #[test]
     fn varints_round_trip() {
-        for v in [0i64, 1, -1, 63, -64, 64, 1 << 40, i64::MAX, i64::MIN, i32::MIN as i64] {
+        for v in [
+            0i64,
+            1,
+            -1,
+            63,
+            -64,
+            64,
+            1 << 40,
+            i64::MAX,
+            i64::MIN,
+            i32::MIN as i64,
+        ] {
             let mut out = Vec::new();
             write_long(&mut out, v);
             let mut c = Cursor::new(&out);

@@ -25,7 +25,10 @@ pub struct PrimCol<T> {
 
 impl<T: Default> PrimCol<T> {
     fn new() -> Self {
-        PrimCol { values: Vec::new(), nulls: NullBufferBuilder::new(0) }
+        PrimCol {
+            values: Vec::new(),
+            nulls: NullBufferBuilder::new(0),
+        }
     }
     #[inline(always)]
     pub fn push(&mut self, v: T) {
@@ -48,7 +51,11 @@ pub struct BinCol {
 
 impl BinCol {
     fn new() -> Self {
-        BinCol { offsets: vec![0], data: Vec::new(), nulls: NullBufferBuilder::new(0) }
+        BinCol {
+            offsets: vec![0],
+            data: Vec::new(),
+            nulls: NullBufferBuilder::new(0),
+        }
     }
     #[inline(always)]
     pub fn push(&mut self, v: &[u8]) -> Result<()> {
@@ -116,10 +123,23 @@ pub struct Builders {
 /// Where the values of one node of the read type go.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Slot {
-    Prim { ty: PrimitiveType, col: usize },
-    Struct { nulls: usize, fields: Vec<SlotField> },
-    List { col: usize, element: Box<Slot> },
-    Map { col: usize, key: Box<Slot>, value: Box<Slot> },
+    Prim {
+        ty: PrimitiveType,
+        col: usize,
+    },
+    Struct {
+        nulls: usize,
+        fields: Vec<SlotField>,
+    },
+    List {
+        col: usize,
+        element: Box<Slot>,
+    },
+    Map {
+        col: usize,
+        key: Box<Slot>,
+        value: Box<Slot>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -166,7 +186,8 @@ impl Builders {
             Type::Primitive(p) => {
                 let col = match storage(*p) {
                     Storage::Bool => {
-                        self.bools.push((BooleanBufferBuilder::new(0), NullBufferBuilder::new(0)));
+                        self.bools
+                            .push((BooleanBufferBuilder::new(0), NullBufferBuilder::new(0)));
                         self.bools.len() - 1
                     }
                     Storage::I32 => push_len(&mut self.i32s, PrimCol::new()),
@@ -177,7 +198,11 @@ impl Builders {
                     Storage::Bin => push_len(&mut self.bins, BinCol::new()),
                     Storage::Fixed(size) => push_len(
                         &mut self.fixeds,
-                        FixedCol { size, data: Vec::new(), nulls: NullBufferBuilder::new(0) },
+                        FixedCol {
+                            size,
+                            data: Vec::new(),
+                            nulls: NullBufferBuilder::new(0),
+                        },
                     ),
                 };
                 Slot::Prim { ty: *p, col }
@@ -186,23 +211,41 @@ impl Builders {
                 let nulls = push_len(&mut self.structs, NullBufferBuilder::new(0));
                 let fields = fields
                     .iter()
-                    .map(|f| SlotField { id: f.id, name: f.name.clone(), slot: self.allocate(&f.field_type) })
+                    .map(|f| SlotField {
+                        id: f.id,
+                        name: f.name.clone(),
+                        slot: self.allocate(&f.field_type),
+                    })
                     .collect();
                 Slot::Struct { nulls, fields }
             }
             Type::List { element, .. } => {
                 let col = self.new_list();
-                Slot::List { col, element: Box::new(self.allocate(element)) }
+                Slot::List {
+                    col,
+                    element: Box::new(self.allocate(element)),
+                }
             }
             Type::Map { key, value, .. } => {
                 let col = self.new_list();
-                Slot::Map { col, key: Box::new(self.allocate(key)), value: Box::new(self.allocate(value)) }
+                Slot::Map {
+                    col,
+                    key: Box::new(self.allocate(key)),
+                    value: Box::new(self.allocate(value)),
+                }
             }
         }
     }
 
     fn new_list(&mut self) -> usize {
-        push_len(&mut self.lists, ListCol { offsets: vec![0], nulls: NullBufferBuilder::new(0), items: 0 })
+        push_len(
+            &mut self.lists,
+            ListCol {
+                offsets: vec![0],
+                nulls: NullBufferBuilder::new(0),
+                items: 0,
+            },
+        )
     }
 
     /// Appends a null for `slot` (and placeholder values in its children, as
@@ -282,7 +325,8 @@ impl Builders {
                     }
                     PrimitiveType::Decimal { precision, scale } => {
                         let (v, n) = take_prim(&mut self.i128s[col]);
-                        let scale = i8::try_from(*scale).map_err(|_| Error::Internal("scale".into()))?;
+                        let scale =
+                            i8::try_from(*scale).map_err(|_| Error::Internal("scale".into()))?;
                         Arc::new(
                             Decimal128Array::try_new(v, n)
                                 .and_then(|a| a.with_precision_and_scale(*precision as u8, scale))
@@ -291,26 +335,36 @@ impl Builders {
                     }
                     PrimitiveType::String => {
                         let c = &mut self.bins[col];
-                        let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
+                        let offsets =
+                            OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
                         c.offsets.push(0);
                         let data = Buffer::from_vec(std::mem::take(&mut c.data));
-                        Arc::new(StringArray::try_new(offsets, data, c.nulls.finish()).map_err(|e| {
-                            Error::InvalidData(format!("string field is not valid UTF-8 ({e})"))
-                        })?)
+                        Arc::new(
+                            StringArray::try_new(offsets, data, c.nulls.finish()).map_err(|e| {
+                                Error::InvalidData(format!("string field is not valid UTF-8 ({e})"))
+                            })?,
+                        )
                     }
                     PrimitiveType::Binary => {
                         let c = &mut self.bins[col];
-                        let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
+                        let offsets =
+                            OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
                         c.offsets.push(0);
                         let data = Buffer::from_vec(std::mem::take(&mut c.data));
-                        Arc::new(BinaryArray::try_new(offsets, data, c.nulls.finish()).map_err(invalid)?)
+                        Arc::new(
+                            BinaryArray::try_new(offsets, data, c.nulls.finish())
+                                .map_err(invalid)?,
+                        )
                     }
                     PrimitiveType::Uuid | PrimitiveType::Fixed(_) => {
                         let c = &mut self.fixeds[col];
                         let size = i32::try_from(c.size)
                             .map_err(|_| Error::InvalidData("fixed size too large".to_owned()))?;
                         let data = Buffer::from_vec(std::mem::take(&mut c.data));
-                        Arc::new(FixedSizeBinaryArray::try_new(size, data, c.nulls.finish()).map_err(invalid)?)
+                        Arc::new(
+                            FixedSizeBinaryArray::try_new(size, data, c.nulls.finish())
+                                .map_err(invalid)?,
+                        )
                     }
                 }
             }
@@ -347,7 +401,10 @@ impl Builders {
         })
     }
 
-    fn take_offsets(&mut self, col: usize) -> (OffsetBuffer<i32>, Option<arrow_buffer::NullBuffer>) {
+    fn take_offsets(
+        &mut self,
+        col: usize,
+    ) -> (OffsetBuffer<i32>, Option<arrow_buffer::NullBuffer>) {
         let c = &mut self.lists[col];
         let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::take(&mut c.offsets)));
         c.offsets.push(0);
@@ -382,7 +439,10 @@ fn push_len<T>(v: &mut Vec<T>, item: T) -> usize {
 fn take_prim<T: arrow_buffer::ArrowNativeType>(
     c: &mut PrimCol<T>,
 ) -> (ScalarBuffer<T>, Option<arrow_buffer::NullBuffer>) {
-    (ScalarBuffer::from(std::mem::take(&mut c.values)), c.nulls.finish())
+    (
+        ScalarBuffer::from(std::mem::take(&mut c.values)),
+        c.nulls.finish(),
+    )
 }
 
 /// The Arrow type of an Iceberg primitive type.
@@ -393,11 +453,15 @@ pub fn primitive_data_type(ty: PrimitiveType) -> DataType {
         PrimitiveType::Long => DataType::Int64,
         PrimitiveType::Float => DataType::Float32,
         PrimitiveType::Double => DataType::Float64,
-        PrimitiveType::Decimal { precision, scale } => DataType::Decimal128(precision as u8, scale as i8),
+        PrimitiveType::Decimal { precision, scale } => {
+            DataType::Decimal128(precision as u8, scale as i8)
+        }
         PrimitiveType::Date => DataType::Date32,
         PrimitiveType::Time => DataType::Time64(TimeUnit::Microsecond),
         PrimitiveType::Timestamp => DataType::Timestamp(TimeUnit::Microsecond, None),
-        PrimitiveType::Timestamptz => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+        PrimitiveType::Timestamptz => {
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+        }
         PrimitiveType::String => DataType::Utf8,
         PrimitiveType::Uuid => DataType::FixedSizeBinary(16),
         PrimitiveType::Fixed(n) => DataType::FixedSizeBinary(n as i32),
@@ -409,9 +473,15 @@ pub fn data_type(slot: &Slot) -> DataType {
     match slot {
         Slot::Prim { ty, .. } => primitive_data_type(*ty),
         Slot::Struct { fields, .. } => DataType::Struct(struct_fields(fields)),
-        Slot::List { element, .. } => DataType::List(Arc::new(Field::new("item", data_type(element), true))),
+        Slot::List { element, .. } => {
+            DataType::List(Arc::new(Field::new("item", data_type(element), true)))
+        }
         Slot::Map { key, value, .. } => DataType::Map(
-            Arc::new(Field::new("entries", DataType::Struct(map_entry_fields(key, value)), false)),
+            Arc::new(Field::new(
+                "entries",
+                DataType::Struct(map_entry_fields(key, value)),
+                false,
+            )),
             false,
         ),
     }

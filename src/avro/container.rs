@@ -90,8 +90,10 @@ impl Codec {
         match self {
             Codec::Null => out.extend_from_slice(data),
             Codec::Deflate => {
-                let mut encoder =
-                    flate2::write::DeflateEncoder::new(std::mem::take(out), flate2::Compression::default());
+                let mut encoder = flate2::write::DeflateEncoder::new(
+                    std::mem::take(out),
+                    flate2::Compression::default(),
+                );
                 encoder.write_all(data).map_err(|e| failed(&e))?;
                 *out = encoder.finish().map_err(|e| failed(&e))?;
             }
@@ -151,14 +153,18 @@ pub struct Header {
 
 impl Header {
     pub fn meta_str(&self, key: &str) -> Option<&str> {
-        self.metadata.get(key).and_then(|v| std::str::from_utf8(v).ok())
+        self.metadata
+            .get(key)
+            .and_then(|v| std::str::from_utf8(v).ok())
     }
 }
 
 /// Parses the header of a container file held in `data`.
 pub fn read_header(data: &[u8]) -> Result<Header> {
     if data.len() < 4 || &data[..4] != MAGIC {
-        return Err(Error::InvalidData("not an Avro container file (wrong magic)".to_owned()));
+        return Err(Error::InvalidData(
+            "not an Avro container file (wrong magic)".to_owned(),
+        ));
     }
     let mut cursor = Cursor::new(&data[4..]);
     let mut metadata = HashMap::new();
@@ -224,7 +230,9 @@ impl<'a> Blocks<'a> {
             .map_err(|_| Error::InvalidData(format!("negative Avro block size {size}")))?;
         let data = self.cursor.read_fixed(size)?;
         if self.cursor.read_fixed(16)? != self.sync {
-            return Err(Error::InvalidData("Avro sync marker mismatch (corrupt block)".to_owned()));
+            return Err(Error::InvalidData(
+                "Avro sync marker mismatch (corrupt block)".to_owned(),
+            ));
         }
         Ok(Some((count, data)))
     }
@@ -334,7 +342,9 @@ mod tests {
 
     #[test]
     fn codecs_round_trip_and_detect_corruption() {
-        let data: Vec<u8> = (0..10_000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        let data: Vec<u8> = (0..10_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
         for codec in [Codec::Null, Codec::Deflate, Codec::Snappy, Codec::Zstandard] {
             let mut packed = Vec::new();
             codec.compress(&data, &mut packed).unwrap();
@@ -344,7 +354,10 @@ mod tests {
             if codec != Codec::Null {
                 let mut broken = packed.clone();
                 broken.truncate(packed.len() / 2);
-                assert!(codec.decompress(&broken, &mut unpacked).is_err(), "{codec:?}");
+                assert!(
+                    codec.decompress(&broken, &mut unpacked).is_err(),
+                    "{codec:?}"
+                );
             }
         }
         assert!(Codec::parse("lz4").is_err());
@@ -352,7 +365,8 @@ mod tests {
 
     #[test]
     fn writes_and_reads_a_container() {
-        let schema = r#"{"type":"record","name":"r","fields":[{"name":"a","type":"long","field-id":1}]}"#;
+        let schema =
+            r#"{"type":"record","name":"r","fields":[{"name":"a","type":"long","field-id":1}]}"#;
         let mut w = Writer::new(schema, &[("k".to_owned(), "v".to_owned())], Codec::Deflate);
         for i in 0..5 {
             write_long(w.record_buffer(), i);

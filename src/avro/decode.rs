@@ -39,13 +39,33 @@ enum Node {
     FloatToDouble(usize),
     Double(usize),
     Bytes(usize),
-    Fixed { size: usize, col: usize },
-    DecimalFixed { size: usize, col: usize },
+    Fixed {
+        size: usize,
+        col: usize,
+    },
+    DecimalFixed {
+        size: usize,
+        col: usize,
+    },
     DecimalBytes(usize),
-    Optional { null_index: i64, inner: Box<Node>, slot: Slot },
-    Record { fields: Vec<Node>, nulls: Option<usize> },
-    Array { col: usize, item: Box<Node> },
-    StringMap { col: usize, key: usize, value: Box<Node> },
+    Optional {
+        null_index: i64,
+        inner: Box<Node>,
+        slot: Slot,
+    },
+    Record {
+        fields: Vec<Node>,
+        nulls: Option<usize>,
+    },
+    Array {
+        col: usize,
+        item: Box<Node>,
+    },
+    StringMap {
+        col: usize,
+        key: usize,
+        value: Box<Node>,
+    },
 }
 
 /// A compiled plan for one (writer schema, read type) pair.
@@ -62,7 +82,11 @@ impl Plan {
         let mut builders = Builders::default();
         let slot = builders.allocate(read_type);
         let root = compile_node(writer, &slot, "")?;
-        Ok(Plan { root, slot, read_type: read_type.clone() })
+        Ok(Plan {
+            root,
+            slot,
+            read_type: read_type.clone(),
+        })
     }
 
     pub fn read_type(&self) -> &Type {
@@ -127,7 +151,9 @@ fn compile_skip(schema: &Schema) -> Skip {
         Schema::Double => Skip::Fixed(8),
         Schema::Bytes { .. } | Schema::String { .. } => Skip::Bytes,
         Schema::Fixed { size, .. } => Skip::Fixed(*size),
-        Schema::Record(r) => Skip::Record(r.fields.iter().map(|f| compile_skip(&f.schema)).collect()),
+        Schema::Record(r) => {
+            Skip::Record(r.fields.iter().map(|f| compile_skip(&f.schema)).collect())
+        }
         Schema::Array { items, .. } => Skip::Array(Box::new(compile_skip(items))),
         Schema::Map { values, .. } => Skip::Map(Box::new(compile_skip(values))),
         Schema::Union(branches) => Skip::Union(branches.iter().map(compile_skip).collect()),
@@ -137,7 +163,9 @@ fn compile_skip(schema: &Schema) -> Skip {
 fn compile_node(writer: &Schema, slot: &Slot, path: &str) -> Result<Node> {
     if let Schema::Union(_) = writer {
         let (null_index, inner) = writer.as_optional().ok_or_else(|| {
-            Error::InvalidData(format!("field {path}: only [\"null\", T] unions are allowed in Iceberg Avro"))
+            Error::InvalidData(format!(
+                "field {path}: only [\"null\", T] unions are allowed in Iceberg Avro"
+            ))
         })?;
         return Ok(Node::Optional {
             null_index: null_index as i64,
@@ -154,7 +182,11 @@ fn compile_node(writer: &Schema, slot: &Slot, path: &str) -> Result<Node> {
             compile_record(record, fields, Some(*nulls), path)
         }
         Slot::List { col, element } => match writer {
-            Schema::Array { items, logical_map: false, .. } => Ok(Node::Array {
+            Schema::Array {
+                items,
+                logical_map: false,
+                ..
+            } => Ok(Node::Array {
                 col: *col,
                 item: Box::new(compile_node(items, element, &format!("{path}.element"))?),
             }),
@@ -176,10 +208,19 @@ fn compile_node(writer: &Schema, slot: &Slot, path: &str) -> Result<Node> {
                     compile_node(&entry.fields[0].schema, key, &format!("{path}.key"))?,
                     compile_node(&entry.fields[1].schema, value, &format!("{path}.value"))?,
                 ];
-                Ok(Node::Array { col: *col, item: Box::new(Node::Record { fields, nulls: None }) })
+                Ok(Node::Array {
+                    col: *col,
+                    item: Box::new(Node::Record {
+                        fields,
+                        nulls: None,
+                    }),
+                })
             }
             Schema::Map { values, .. } => match key.as_ref() {
-                Slot::Prim { ty: PrimitiveType::String, col: key_col } => Ok(Node::StringMap {
+                Slot::Prim {
+                    ty: PrimitiveType::String,
+                    col: key_col,
+                } => Ok(Node::StringMap {
                     col: *col,
                     key: *key_col,
                     value: Box::new(compile_node(values, value, &format!("{path}.value"))?),
@@ -203,7 +244,11 @@ fn compile_record(
         let id = field.field_id.ok_or_else(|| {
             Error::InvalidData(format!(
                 "Avro field {}{} has no field-id (not an Iceberg schema)",
-                if path.is_empty() { String::new() } else { format!("{path}.") },
+                if path.is_empty() {
+                    String::new()
+                } else {
+                    format!("{path}.")
+                },
                 field.name
             ))
         })?;
@@ -225,7 +270,10 @@ fn compile_record(
             nodes.push(Node::Missing(f.slot.clone()));
         }
     }
-    Ok(Node::Record { fields: nodes, nulls })
+    Ok(Node::Record {
+        fields: nodes,
+        nulls,
+    })
 }
 
 fn compile_primitive(writer: &Schema, ty: PrimitiveType, col: usize, path: &str) -> Result<Node> {
@@ -240,8 +288,12 @@ fn compile_primitive(writer: &Schema, ty: PrimitiveType, col: usize, path: &str)
         (P::Double, Schema::Double) => Node::Double(col),
         (P::String | P::Binary, Schema::String { .. } | Schema::Bytes { .. }) => Node::Bytes(col),
         (P::Uuid, Schema::Fixed { size: 16, .. }) => Node::Fixed { size: 16, col },
-        (P::Fixed(n), Schema::Fixed { size, .. }) if n as usize == *size => Node::Fixed { size: *size, col },
-        (P::Decimal { .. }, Schema::Fixed { size, .. }) if *size <= 16 => Node::DecimalFixed { size: *size, col },
+        (P::Fixed(n), Schema::Fixed { size, .. }) if n as usize == *size => {
+            Node::Fixed { size: *size, col }
+        }
+        (P::Decimal { .. }, Schema::Fixed { size, .. }) if *size <= 16 => {
+            Node::DecimalFixed { size: *size, col }
+        }
         (P::Decimal { .. }, Schema::Bytes { .. }) => Node::DecimalBytes(col),
         _ => return Err(mismatch(path, writer, &ty)),
     })
@@ -251,9 +303,16 @@ fn compile_primitive(writer: &Schema, ty: PrimitiveType, col: usize, path: &str)
 #[inline]
 fn decimal_from_be(bytes: &[u8]) -> Result<i128> {
     if bytes.len() > 16 {
-        return Err(Error::InvalidData(format!("decimal of {} bytes exceeds 16", bytes.len())));
+        return Err(Error::InvalidData(format!(
+            "decimal of {} bytes exceeds 16",
+            bytes.len()
+        )));
     }
-    let mut buf = if bytes.first().is_some_and(|b| b & 0x80 != 0) { [0xffu8; 16] } else { [0u8; 16] };
+    let mut buf = if bytes.first().is_some_and(|b| b & 0x80 != 0) {
+        [0xffu8; 16]
+    } else {
+        [0u8; 16]
+    };
     buf[16 - bytes.len()..].copy_from_slice(bytes);
     Ok(i128::from_be_bytes(buf))
 }
@@ -272,14 +331,20 @@ fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
             let v = c.read_bytes()?;
             b.bins[*col].push(v)?;
         }
-        Node::Optional { null_index, inner, slot } => {
+        Node::Optional {
+            null_index,
+            inner,
+            slot,
+        } => {
             let branch = c.read_long()?;
             if branch == *null_index {
                 b.push_null(slot);
             } else if branch == 1 - *null_index {
                 exec(inner, c, b)?;
             } else {
-                return Err(Error::InvalidData(format!("invalid Avro union branch {branch}")));
+                return Err(Error::InvalidData(format!(
+                    "invalid Avro union branch {branch}"
+                )));
             }
         }
         Node::Record { fields, nulls } => {
@@ -369,7 +434,9 @@ fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
 #[inline(always)]
 fn check_items(c: &Cursor, count: usize) -> Result<()> {
     if count > c.remaining() {
-        return Err(Error::InvalidData(format!("Avro array claims {count} items, more than its bytes")));
+        return Err(Error::InvalidData(format!(
+            "Avro array claims {count} items, more than its bytes"
+        )));
     }
     Ok(())
 }

@@ -5,8 +5,8 @@ use std::collections::HashSet;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type, Time64MicrosecondType,
-    TimestampMicrosecondType,
+    Date32Type, Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type,
+    Time64MicrosecondType, TimestampMicrosecondType,
 };
 use arrow_array::{Array, StructArray};
 use serde_json::{json, Map, Value};
@@ -92,14 +92,27 @@ fn type_json(ty: &Type, record_name: &str, names: &mut HashSet<String>) -> Value
     match ty {
         Type::Primitive(p) => primitive_json(*p, names),
         Type::Struct(fields) => record_json(fields, record_name, names),
-        Type::List { element_id, element_required, element } => json!({
+        Type::List {
+            element_id,
+            element_required,
+            element,
+        } => json!({
             "type": "array",
             "items": optional(type_json(element, &format!("r{element_id}"), names), *element_required),
             "element-id": element_id,
         }),
-        Type::Map { key_id, key, value_id, value_required, value } => {
+        Type::Map {
+            key_id,
+            key,
+            value_id,
+            value_required,
+            value,
+        } => {
             let key_json = type_json(key, &format!("r{key_id}"), names);
-            let value_json = optional(type_json(value, &format!("r{value_id}"), names), *value_required);
+            let value_json = optional(
+                type_json(value, &format!("r{value_id}"), names),
+                *value_required,
+            );
             if key.as_primitive() == Some(PrimitiveType::String) {
                 json!({"type": "map", "values": value_json, "key-id": key_id, "value-id": value_id})
             } else {
@@ -146,7 +159,11 @@ fn primitive_json(p: PrimitiveType, names: &mut HashSet<String>) -> Value {
         ),
         P::Fixed(n) => {
             let name = format!("fixed_{n}");
-            named(name.clone(), json!({"type": "fixed", "name": name, "size": n}), names)
+            named(
+                name.clone(),
+                json!({"type": "fixed", "name": name, "size": n}),
+                names,
+            )
         }
         P::Decimal { precision, scale } => {
             let name = format!("decimal_{precision}_{scale}");
@@ -172,7 +189,12 @@ pub fn decimal_bytes(precision: u32) -> usize {
 }
 
 /// Encodes row `row` of `array` (a struct of the Iceberg type `fields`).
-pub fn encode_struct(fields: &[NestedField], array: &StructArray, row: usize, out: &mut Vec<u8>) -> Result<()> {
+pub fn encode_struct(
+    fields: &[NestedField],
+    array: &StructArray,
+    row: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     if array.num_columns() != fields.len() {
         return Err(Error::TypeMismatch(format!(
             "struct has {} columns, expected {}",
@@ -181,7 +203,14 @@ pub fn encode_struct(fields: &[NestedField], array: &StructArray, row: usize, ou
         )));
     }
     for (field, column) in fields.iter().zip(array.columns()) {
-        encode_field(field.required, &field.field_type, &field.name, column.as_ref(), row, out)?;
+        encode_field(
+            field.required,
+            &field.field_type,
+            &field.name,
+            column.as_ref(),
+            row,
+            out,
+        )?;
     }
     Ok(())
 }
@@ -196,7 +225,9 @@ fn encode_field(
 ) -> Result<()> {
     if array.is_null(row) {
         if required {
-            return Err(Error::InvalidValue(format!("required field {name} is null")));
+            return Err(Error::InvalidValue(format!(
+                "required field {name} is null"
+            )));
         }
         out.push(0); // union branch 0: null
         return Ok(());
@@ -214,33 +245,53 @@ fn wrong(name: &str, ty: &Type, array: &dyn Array) -> Error {
     ))
 }
 
-fn encode_value(ty: &Type, name: &str, array: &dyn Array, row: usize, out: &mut Vec<u8>) -> Result<()> {
+fn encode_value(
+    ty: &Type,
+    name: &str,
+    array: &dyn Array,
+    row: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     use arrow_schema::DataType as D;
     use PrimitiveType as P;
     let bad = || wrong(name, ty, array);
     match (ty, array.data_type()) {
-        (Type::Primitive(P::Boolean), D::Boolean) => out.push(u8::from(array.as_boolean().value(row))),
+        (Type::Primitive(P::Boolean), D::Boolean) => {
+            out.push(u8::from(array.as_boolean().value(row)))
+        }
         (Type::Primitive(P::Int), D::Int32) => {
             write_long(out, i64::from(array.as_primitive::<Int32Type>().value(row)))
         }
-        (Type::Primitive(P::Date), D::Date32) => {
-            write_long(out, i64::from(array.as_primitive::<Date32Type>().value(row)))
+        (Type::Primitive(P::Date), D::Date32) => write_long(
+            out,
+            i64::from(array.as_primitive::<Date32Type>().value(row)),
+        ),
+        (Type::Primitive(P::Long), D::Int64) => {
+            write_long(out, array.as_primitive::<Int64Type>().value(row))
         }
-        (Type::Primitive(P::Long), D::Int64) => write_long(out, array.as_primitive::<Int64Type>().value(row)),
-        (Type::Primitive(P::Time), D::Time64(arrow_schema::TimeUnit::Microsecond)) => {
-            write_long(out, array.as_primitive::<Time64MicrosecondType>().value(row))
-        }
-        (Type::Primitive(P::Timestamp | P::Timestamptz), D::Timestamp(arrow_schema::TimeUnit::Microsecond, _)) => {
-            write_long(out, array.as_primitive::<TimestampMicrosecondType>().value(row))
-        }
+        (Type::Primitive(P::Time), D::Time64(arrow_schema::TimeUnit::Microsecond)) => write_long(
+            out,
+            array.as_primitive::<Time64MicrosecondType>().value(row),
+        ),
+        (
+            Type::Primitive(P::Timestamp | P::Timestamptz),
+            D::Timestamp(arrow_schema::TimeUnit::Microsecond, _),
+        ) => write_long(
+            out,
+            array.as_primitive::<TimestampMicrosecondType>().value(row),
+        ),
         (Type::Primitive(P::Float), D::Float32) => {
             out.extend_from_slice(&array.as_primitive::<Float32Type>().value(row).to_le_bytes())
         }
         (Type::Primitive(P::Double), D::Float64) => {
             out.extend_from_slice(&array.as_primitive::<Float64Type>().value(row).to_le_bytes())
         }
-        (Type::Primitive(P::String), D::Utf8) => write_bytes(out, array.as_string::<i32>().value(row).as_bytes()),
-        (Type::Primitive(P::Binary), D::Binary) => write_bytes(out, array.as_binary::<i32>().value(row)),
+        (Type::Primitive(P::String), D::Utf8) => {
+            write_bytes(out, array.as_string::<i32>().value(row).as_bytes())
+        }
+        (Type::Primitive(P::Binary), D::Binary) => {
+            write_bytes(out, array.as_binary::<i32>().value(row))
+        }
         (Type::Primitive(P::Uuid | P::Fixed(_)), D::FixedSizeBinary(_)) => {
             let value = array.as_fixed_size_binary().value(row);
             let expected = match ty {
@@ -258,7 +309,14 @@ fn encode_value(ty: &Type, name: &str, array: &dyn Array, row: usize, out: &mut 
             out.extend_from_slice(&value.to_be_bytes()[16 - size..]);
         }
         (Type::Struct(fields), D::Struct(_)) => encode_struct(fields, array.as_struct(), row, out)?,
-        (Type::List { element_required, element, .. }, D::List(_)) => {
+        (
+            Type::List {
+                element_required,
+                element,
+                ..
+            },
+            D::List(_),
+        ) => {
             let list = array.as_list::<i32>();
             let items = list.value(row);
             write_long(out, items.len() as i64);
@@ -269,7 +327,15 @@ fn encode_value(ty: &Type, name: &str, array: &dyn Array, row: usize, out: &mut 
                 write_long(out, 0);
             }
         }
-        (Type::Map { key, value_required, value, .. }, D::Map(_, _)) => {
+        (
+            Type::Map {
+                key,
+                value_required,
+                value,
+                ..
+            },
+            D::Map(_, _),
+        ) => {
             let map = array.as_map();
             let offsets = map.value_offsets();
             let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);

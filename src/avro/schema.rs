@@ -13,18 +13,39 @@ use crate::error::{Error, Result};
 pub enum Schema {
     Null,
     Boolean,
-    Int { logical: Option<String> },
-    Long { logical: Option<String> },
+    Int {
+        logical: Option<String>,
+    },
+    Long {
+        logical: Option<String>,
+    },
     Float,
     Double,
-    Bytes { logical: Option<String> },
-    String { logical: Option<String> },
-    Fixed { size: usize, logical: Option<String> },
-    Enum { symbols: usize },
+    Bytes {
+        logical: Option<String>,
+    },
+    String {
+        logical: Option<String>,
+    },
+    Fixed {
+        size: usize,
+        logical: Option<String>,
+    },
+    Enum {
+        symbols: usize,
+    },
     Record(Record),
     /// `logical_map` is set for Iceberg's array-of-key/value-records maps.
-    Array { items: Box<Schema>, element_id: Option<i32>, logical_map: bool },
-    Map { values: Box<Schema>, key_id: Option<i32>, value_id: Option<i32> },
+    Array {
+        items: Box<Schema>,
+        element_id: Option<i32>,
+        logical_map: bool,
+    },
+    Map {
+        values: Box<Schema>,
+        key_id: Option<i32>,
+        value_id: Option<i32>,
+    },
     Union(Vec<Schema>),
 }
 
@@ -56,13 +77,11 @@ impl Schema {
     /// branch and `T`. `None` for anything else.
     pub fn as_optional(&self) -> Option<(usize, &Schema)> {
         match self {
-            Schema::Union(branches) if branches.len() == 2 => {
-                match (&branches[0], &branches[1]) {
-                    (Schema::Null, other) if *other != Schema::Null => Some((0, other)),
-                    (other, Schema::Null) if *other != Schema::Null => Some((1, other)),
-                    _ => None,
-                }
-            }
+            Schema::Union(branches) if branches.len() == 2 => match (&branches[0], &branches[1]) {
+                (Schema::Null, other) if *other != Schema::Null => Some((0, other)),
+                (other, Schema::Null) if *other != Schema::Null => Some((1, other)),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -131,7 +150,9 @@ fn parse_node(json: &Value, names: &mut HashMap<String, Schema>, depth: usize) -
                 .get("logicalType")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            let type_value = object.get("type").ok_or_else(|| bad("object without \"type\""))?;
+            let type_value = object
+                .get("type")
+                .ok_or_else(|| bad("object without \"type\""))?;
             let type_name = match type_value {
                 Value::String(s) => s.as_str(),
                 // {"type": {...}} or {"type": [...]}: a wrapped schema.
@@ -149,10 +170,10 @@ fn parse_node(json: &Value, names: &mut HashMap<String, Schema>, depth: usize) -
                         let field = field
                             .as_object()
                             .ok_or_else(|| bad(format!("record {name} has a non-object field")))?;
-                        let field_name = field
-                            .get("name")
-                            .and_then(Value::as_str)
-                            .ok_or_else(|| bad(format!("record {name} has a field without a name")))?;
+                        let field_name =
+                            field.get("name").and_then(Value::as_str).ok_or_else(|| {
+                                bad(format!("record {name} has a field without a name"))
+                            })?;
                         let schema = parse_node(
                             field
                                 .get("type")
@@ -166,7 +187,10 @@ fn parse_node(json: &Value, names: &mut HashMap<String, Schema>, depth: usize) -
                             field_id: id_property(field, "field-id")?,
                         });
                     }
-                    let record = Schema::Record(Record { name: name.clone(), fields });
+                    let record = Schema::Record(Record {
+                        name: name.clone(),
+                        fields,
+                    });
                     names.insert(name, record.clone());
                     Ok(record)
                 }
@@ -192,7 +216,9 @@ fn parse_node(json: &Value, names: &mut HashMap<String, Schema>, depth: usize) -
                 }
                 "array" => {
                     let items = parse_node(
-                        object.get("items").ok_or_else(|| bad("array without items"))?,
+                        object
+                            .get("items")
+                            .ok_or_else(|| bad("array without items"))?,
                         names,
                         depth + 1,
                     )?;
@@ -204,7 +230,9 @@ fn parse_node(json: &Value, names: &mut HashMap<String, Schema>, depth: usize) -
                 }
                 "map" => {
                     let values = parse_node(
-                        object.get("values").ok_or_else(|| bad("map without values"))?,
+                        object
+                            .get("values")
+                            .ok_or_else(|| bad("map without values"))?,
                         names,
                         depth + 1,
                     )?;
@@ -279,18 +307,43 @@ mod tests {
                 {"name":"again","type":"k1_v2","field-id":10}]}"#,
         )
         .unwrap();
-        let Schema::Record(record) = schema else { panic!("not a record") };
+        let Schema::Record(record) = schema else {
+            panic!("not a record")
+        };
         assert_eq!(record.fields[0].field_id, Some(7));
-        assert_eq!(record.fields[0].schema.as_optional().map(|(i, _)| i), Some(0));
-        assert!(matches!(record.fields[1].schema, Schema::Array { logical_map: true, .. }));
-        assert!(matches!(record.fields[2].schema, Schema::Array { element_id: Some(9), .. }));
+        assert_eq!(
+            record.fields[0].schema.as_optional().map(|(i, _)| i),
+            Some(0)
+        );
+        assert!(matches!(
+            record.fields[1].schema,
+            Schema::Array {
+                logical_map: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            record.fields[2].schema,
+            Schema::Array {
+                element_id: Some(9),
+                ..
+            }
+        ));
         assert!(matches!(record.fields[3].schema, Schema::Record(_)));
     }
 
     #[test]
     fn bad_schemas_are_invalid_data() {
-        for text in ["{", "{\"type\":\"nope\"}", "{\"type\":\"record\",\"name\":\"x\"}", "3"] {
-            assert!(matches!(Schema::parse(text), Err(Error::InvalidData(_))), "{text}");
+        for text in [
+            "{",
+            "{\"type\":\"nope\"}",
+            "{\"type\":\"record\",\"name\":\"x\"}",
+            "3",
+        ] {
+            assert!(
+                matches!(Schema::parse(text), Err(Error::InvalidData(_))),
+                "{text}"
+            );
         }
     }
 }

@@ -28,22 +28,37 @@ fn read_inner(data: &[u8]) -> Result<RecordBatch> {
     let fields = manifest_file_fields(None);
     let mut array = avro::read_with(data, &header, &Type::Struct(fields))?;
     for name in ["content", "sequence_number", "min_sequence_number"] {
-        let Some(column) = array.column_by_name(name) else { continue };
+        let Some(column) = array.column_by_name(name) else {
+            continue;
+        };
         let filled: ArrayRef = if name == "content" {
             let c = column.as_primitive::<Int32Type>();
-            Arc::new(c.iter().map(|v| Some(v.unwrap_or(0))).collect::<Int32Array>())
+            Arc::new(
+                c.iter()
+                    .map(|v| Some(v.unwrap_or(0)))
+                    .collect::<Int32Array>(),
+            )
         } else {
             let c = column.as_primitive::<Int64Type>();
-            Arc::new(c.iter().map(|v| Some(v.unwrap_or(0))).collect::<Int64Array>())
+            Arc::new(
+                c.iter()
+                    .map(|v| Some(v.unwrap_or(0)))
+                    .collect::<Int64Array>(),
+            )
         };
         array = replace_child(&array, name, filled)?;
     }
     let rows = array.len();
-    let metadata: HashMap<String, String> =
-        ["snapshot-id", "parent-snapshot-id", "sequence-number", "format-version", "first-row-id"]
-            .iter()
-            .filter_map(|k| header.meta_str(k).map(|v| ((*k).to_owned(), v.to_owned())))
-            .collect();
+    let metadata: HashMap<String, String> = [
+        "snapshot-id",
+        "parent-snapshot-id",
+        "sequence-number",
+        "format-version",
+        "first-row-id",
+    ]
+    .iter()
+    .filter_map(|k| header.meta_str(k).map(|v| ((*k).to_owned(), v.to_owned())))
+    .collect();
     to_batch(array, rows, metadata)
 }
 
@@ -65,10 +80,15 @@ pub struct ListOptions {
 /// Encodes a manifest list from rows in the read shape of
 /// [`manifest_file_fields`]. Returns the file bytes and, for v3, the next
 /// unassigned row id.
-pub fn write_manifest_list(manifests: &StructArray, options: &ListOptions) -> Result<(Vec<u8>, Option<i64>)> {
+pub fn write_manifest_list(
+    manifests: &StructArray,
+    options: &ListOptions,
+) -> Result<(Vec<u8>, Option<i64>)> {
     let version = options.format_version;
     if !(1..=3).contains(&version) {
-        return Err(Error::InvalidValue(format!("cannot write format version {version}")));
+        return Err(Error::InvalidValue(format!(
+            "cannot write format version {version}"
+        )));
     }
     let mut manifests = manifests.clone();
     let mut next_row_id = options.first_row_id;
@@ -76,13 +96,19 @@ pub fn write_manifest_list(manifests: &StructArray, options: &ListOptions) -> Re
         for name in ["sequence_number", "min_sequence_number"] {
             if let Some(column) = manifests.column_by_name(name) {
                 let c = column.as_primitive::<Int64Type>();
-                let filled: Int64Array = c.iter().map(|v| Some(v.unwrap_or(options.sequence_number))).collect();
+                let filled: Int64Array = c
+                    .iter()
+                    .map(|v| Some(v.unwrap_or(options.sequence_number)))
+                    .collect();
                 manifests = replace_child(&manifests, name, Arc::new(filled))?;
             }
         }
     }
     if version >= 3 {
-        if let (Some(column), Some(start)) = (manifests.column_by_name("first_row_id"), options.first_row_id) {
+        if let (Some(column), Some(start)) = (
+            manifests.column_by_name("first_row_id"),
+            options.first_row_id,
+        ) {
             let first = column.as_primitive::<Int64Type>().clone();
             let content = int_column(&manifests, "content")?;
             let added = long_column(&manifests, "added_rows_count")?;
@@ -112,7 +138,9 @@ pub fn write_manifest_list(manifests: &StructArray, options: &ListOptions) -> Re
     if version == 1 {
         if let Ok(content) = int_column(&manifests, "content") {
             if content.iter().any(|c| c.is_some_and(|c| c != 0)) {
-                return Err(Error::InvalidValue("a v1 manifest list can only track data manifests".to_owned()));
+                return Err(Error::InvalidValue(
+                    "a v1 manifest list can only track data manifests".to_owned(),
+                ));
             }
         }
     }
@@ -128,7 +156,10 @@ pub fn write_manifest_list(manifests: &StructArray, options: &ListOptions) -> Re
         ("parent-snapshot-id".to_owned(), parent),
     ];
     if version >= 2 {
-        metadata.push(("sequence-number".to_owned(), options.sequence_number.to_string()));
+        metadata.push((
+            "sequence-number".to_owned(),
+            options.sequence_number.to_string(),
+        ));
     }
     if let (3, Some(first)) = (version, options.first_row_id) {
         metadata.push(("first-row-id".to_owned(), first.to_string()));

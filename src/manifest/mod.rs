@@ -13,7 +13,9 @@ pub mod writer;
 use std::sync::Arc;
 
 use arrow_array::builder::{BinaryBuilder, BooleanBuilder};
-use arrow_array::{ArrayRef, Int32Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray};
+use arrow_array::{
+    ArrayRef, Int32Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray,
+};
 use arrow_buffer::OffsetBuffer;
 use arrow_schema::{DataType, Field, Fields};
 use rayon::prelude::*;
@@ -103,7 +105,10 @@ pub fn manifest_file_row(
         ("existing_rows_count", i64s(Some(stats.existing_rows))),
         ("deleted_rows_count", i64s(Some(stats.deleted_rows))),
         ("partitions", Arc::new(partitions)),
-        ("key_metadata", Arc::new(arrow_array::BinaryArray::from(vec![None::<&[u8]>]))),
+        (
+            "key_metadata",
+            Arc::new(arrow_array::BinaryArray::from(vec![None::<&[u8]>])),
+        ),
         ("first_row_id", i64s(None)),
     ];
     let fields: Fields = columns

@@ -25,17 +25,22 @@ pub fn parse_spec_fields(text: &str) -> Result<Vec<PartitionField>> {
         .map_err(|e| Error::InvalidData(format!("partition-spec is not valid JSON: {e}")))?;
     let fields = match &json {
         Value::Array(a) => a,
-        Value::Object(o) => o
-            .get("fields")
-            .and_then(Value::as_array)
-            .ok_or_else(|| Error::InvalidData("partition-spec object without \"fields\"".to_owned()))?,
-        _ => return Err(Error::InvalidData("partition-spec must be a JSON array".to_owned())),
+        Value::Object(o) => o.get("fields").and_then(Value::as_array).ok_or_else(|| {
+            Error::InvalidData("partition-spec object without \"fields\"".to_owned())
+        })?,
+        _ => {
+            return Err(Error::InvalidData(
+                "partition-spec must be a JSON array".to_owned(),
+            ))
+        }
     };
     let mut out = Vec::with_capacity(fields.len());
     for (i, f) in fields.iter().enumerate() {
         let bad = |what: &str| Error::InvalidData(format!("partition-spec field {f}: {what}"));
         let int = |key: &str| -> Option<i32> {
-            f.get(key).and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok())
+            f.get(key)
+                .and_then(Value::as_i64)
+                .and_then(|v| i32::try_from(v).ok())
         };
         out.push(PartitionField {
             // Specs written before field ids existed number them from 1000.
@@ -77,7 +82,9 @@ pub fn partition_type(spec: &[PartitionField], schema_json: &str) -> Result<Type
     let schema = Type::parse(schema_json)
         .map_err(|e| Error::InvalidData(format!("schema metadata does not parse: {e}")))?;
     let Type::Struct(columns) = &schema else {
-        return Err(Error::InvalidData("schema metadata is not a struct".to_owned()));
+        return Err(Error::InvalidData(
+            "schema metadata is not a struct".to_owned(),
+        ));
     };
     let mut fields = Vec::with_capacity(spec.len());
     for pf in spec {
@@ -131,7 +138,9 @@ mod tests {
                 {"name":"ts","transform":"identity","source-id":2,"field-id":1004}]"#,
         )
         .unwrap();
-        let Type::Struct(fields) = partition_type(&spec, SCHEMA).unwrap() else { panic!() };
+        let Type::Struct(fields) = partition_type(&spec, SCHEMA).unwrap() else {
+            panic!()
+        };
         let types: Vec<String> = fields.iter().map(|f| f.field_type.to_string()).collect();
         assert_eq!(types, ["int", "date", "int", "string", "timestamptz"]);
         assert_eq!(fields[1].id, 1001);
@@ -139,11 +148,17 @@ mod tests {
 
     #[test]
     fn legacy_specs_without_field_ids_start_at_1000() {
-        let spec = parse_spec_fields(r#"{"spec-id":0,"fields":[{"name":"a","transform":"identity","source-id":1}]}"#)
-            .unwrap();
+        let spec = parse_spec_fields(
+            r#"{"spec-id":0,"fields":[{"name":"a","transform":"identity","source-id":1}]}"#,
+        )
+        .unwrap();
         assert_eq!(spec[0].field_id, 1000);
         assert!(parse_spec_fields("[{\"name\":\"a\"}]").is_err());
-        let unknown = parse_spec_fields(r#"[{"name":"a","transform":"identity","source-id":9}]"#).unwrap();
-        assert!(matches!(partition_type(&unknown, SCHEMA), Err(Error::InvalidData(_))));
+        let unknown =
+            parse_spec_fields(r#"[{"name":"a","transform":"identity","source-id":9}]"#).unwrap();
+        assert!(matches!(
+            partition_type(&unknown, SCHEMA),
+            Err(Error::InvalidData(_))
+        ));
     }
 }

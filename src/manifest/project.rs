@@ -18,7 +18,10 @@ pub fn select(fields: &[NestedField], paths: &[Vec<String>]) -> Result<Vec<Neste
         };
         if !fields.iter().any(|f| &f.name == first) {
             let known: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-            return Err(Error::InvalidValue(format!("unknown column {first:?} (known: {})", known.join(", "))));
+            return Err(Error::InvalidValue(format!(
+                "unknown column {first:?} (known: {})",
+                known.join(", ")
+            )));
         }
     }
     let mut out = Vec::new();
@@ -52,7 +55,10 @@ pub fn select(fields: &[NestedField], paths: &[Vec<String>]) -> Result<Vec<Neste
 
 /// Splits `"a.b.c"` column names into paths.
 pub fn parse_paths(columns: &[String]) -> Vec<Vec<String>> {
-    columns.iter().map(|c| c.split('.').map(str::to_owned).collect()).collect()
+    columns
+        .iter()
+        .map(|c| c.split('.').map(str::to_owned).collect())
+        .collect()
 }
 
 /// Whether `paths` selects `name` (a top-level field) or anything inside it.
@@ -71,7 +77,8 @@ pub fn prune(array: &StructArray, fields: &[NestedField]) -> Result<StructArray>
         let column = array
             .column_by_name(&f.name)
             .ok_or_else(|| Error::Internal(format!("decoded struct lacks {}", f.name)))?;
-        let column: ArrayRef = match (&f.field_type, column.as_any().downcast_ref::<StructArray>()) {
+        let column: ArrayRef = match (&f.field_type, column.as_any().downcast_ref::<StructArray>())
+        {
             (Type::Struct(children), Some(inner)) => Arc::new(prune(inner, children)?),
             _ => column.clone(),
         };
@@ -79,7 +86,10 @@ pub fn prune(array: &StructArray, fields: &[NestedField]) -> Result<StructArray>
         columns.push(column);
     }
     if columns.is_empty() {
-        return Ok(StructArray::new_empty_fields(array.len(), array.nulls().cloned()));
+        return Ok(StructArray::new_empty_fields(
+            array.len(),
+            array.nulls().cloned(),
+        ));
     }
     StructArray::try_new(Fields::from(arrow_fields), columns, array.nulls().cloned())
         .map_err(|e| Error::Internal(e.to_string()))
@@ -102,7 +112,12 @@ mod tests {
     use crate::types::PrimitiveType;
 
     fn f(id: i32, name: &str, ty: Type) -> NestedField {
-        NestedField { id, name: name.into(), required: false, field_type: ty }
+        NestedField {
+            id,
+            name: name.into(),
+            required: false,
+            field_type: ty,
+        }
     }
 
     #[test]
@@ -110,12 +125,19 @@ mod tests {
         let long = Type::Primitive(PrimitiveType::Long);
         let fields = vec![
             f(1, "a", long.clone()),
-            f(2, "s", Type::Struct(vec![f(3, "x", long.clone()), f(4, "y", long.clone())])),
+            f(
+                2,
+                "s",
+                Type::Struct(vec![f(3, "x", long.clone()), f(4, "y", long.clone())]),
+            ),
         ];
         let picked = select(&fields, &parse_paths(&["s.y".into(), "a".into()])).unwrap();
         assert_eq!(picked.len(), 2);
         assert_eq!(picked[0].name, "a");
-        assert_eq!(picked[1].field_type, Type::Struct(vec![f(4, "y", long.clone())]));
+        assert_eq!(
+            picked[1].field_type,
+            Type::Struct(vec![f(4, "y", long.clone())])
+        );
         assert!(select(&fields, &parse_paths(&["nope".into()])).is_err());
         assert!(select(&fields, &parse_paths(&["a.b".into()])).is_err());
         assert!(touches(&parse_paths(&["s.y".into()]), &["s"]));

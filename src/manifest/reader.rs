@@ -30,8 +30,14 @@ pub struct Inherit {
 }
 
 /// The Avro key-value metadata that describes a manifest.
-pub const MANIFEST_KEYS: [&str; 6] =
-    ["schema", "schema-id", "partition-spec", "partition-spec-id", "format-version", "content"];
+pub const MANIFEST_KEYS: [&str; 6] = [
+    "schema",
+    "schema-id",
+    "partition-spec",
+    "partition-spec-id",
+    "format-version",
+    "content",
+];
 
 /// Reads a local path or `file://` URI.
 pub fn read_location(location: &str) -> Result<Vec<u8>> {
@@ -98,14 +104,23 @@ pub fn manifest_partition_type(header: &Header) -> Result<Type> {
 
 fn avro_partition_type(schema: &AvroSchema) -> Result<Type> {
     let record_field = |schema: &AvroSchema, id: i32| -> Option<AvroSchema> {
-        let AvroSchema::Record(r) = schema else { return None };
-        r.fields.iter().find(|f| f.field_id == Some(id)).map(|f| f.schema.clone())
+        let AvroSchema::Record(r) = schema else {
+            return None;
+        };
+        r.fields
+            .iter()
+            .find(|f| f.field_id == Some(id))
+            .map(|f| f.schema.clone())
     };
     let partition = record_field(schema, 2)
         .and_then(|df| record_field(&df, 102))
-        .ok_or_else(|| Error::InvalidData("manifest has no data_file.partition field".to_owned()))?;
+        .ok_or_else(|| {
+            Error::InvalidData("manifest has no data_file.partition field".to_owned())
+        })?;
     let AvroSchema::Record(record) = partition else {
-        return Err(Error::InvalidData("data_file.partition is not a record".to_owned()));
+        return Err(Error::InvalidData(
+            "data_file.partition is not a record".to_owned(),
+        ));
     };
     let mut fields = Vec::new();
     for (i, f) in record.fields.iter().enumerate() {
@@ -116,14 +131,22 @@ fn avro_partition_type(schema: &AvroSchema) -> Result<Type> {
             AvroSchema::Int { logical: l } if logical(l, "date") => PrimitiveType::Date,
             AvroSchema::Int { .. } => PrimitiveType::Int,
             AvroSchema::Long { logical: l } if logical(l, "time-micros") => PrimitiveType::Time,
-            AvroSchema::Long { logical: l } if logical(l, "timestamp-micros") => PrimitiveType::Timestamp,
+            AvroSchema::Long { logical: l } if logical(l, "timestamp-micros") => {
+                PrimitiveType::Timestamp
+            }
             AvroSchema::Long { .. } => PrimitiveType::Long,
             AvroSchema::Float => PrimitiveType::Float,
             AvroSchema::Double => PrimitiveType::Double,
             AvroSchema::String { .. } => PrimitiveType::String,
             AvroSchema::Bytes { .. } => PrimitiveType::Binary,
-            AvroSchema::Fixed { size: 16, logical: l } if logical(l, "uuid") => PrimitiveType::Uuid,
-            AvroSchema::Fixed { size, logical: None } => PrimitiveType::Fixed(*size as u64),
+            AvroSchema::Fixed {
+                size: 16,
+                logical: l,
+            } if logical(l, "uuid") => PrimitiveType::Uuid,
+            AvroSchema::Fixed {
+                size,
+                logical: None,
+            } => PrimitiveType::Fixed(*size as u64),
             other => {
                 return Err(Error::InvalidData(format!(
                     "partition field {} ({}) needs the partition-spec metadata to be typed",
@@ -168,7 +191,11 @@ pub fn read_manifest(
     read_manifest_inner(data, columns, inherit).map_err(avro::in_file(location))
 }
 
-fn read_manifest_inner(data: &[u8], columns: Option<&[String]>, inherit: Option<Inherit>) -> Result<RecordBatch> {
+fn read_manifest_inner(
+    data: &[u8],
+    columns: Option<&[String]>,
+    inherit: Option<Inherit>,
+) -> Result<RecordBatch> {
     let header = container::read_header(data)?;
     let version = format_version(&header)?;
     let all = entry_read_fields(manifest_partition_type(&header)?);
@@ -176,14 +203,18 @@ fn read_manifest_inner(data: &[u8], columns: Option<&[String]>, inherit: Option<
         None => all.clone(),
         Some(cols) => select(&all, &parse_paths(cols))?,
     };
-    let inherit = inherit.or(if version == 1 { Some(Inherit::default()) } else { None });
+    let inherit = inherit.or(if version == 1 {
+        Some(Inherit::default())
+    } else {
+        None
+    });
     // What inheritance needs besides the requested columns.
     let mut paths = match columns {
         None => parse_paths(&all.iter().map(|f| f.name.clone()).collect::<Vec<_>>()),
         Some(cols) => parse_paths(cols),
     };
-    let wants_first_row_id =
-        touches(&paths, &["data_file", "first_row_id"]) && inherit.and_then(|i| i.first_row_id).is_some();
+    let wants_first_row_id = touches(&paths, &["data_file", "first_row_id"])
+        && inherit.and_then(|i| i.first_row_id).is_some();
     paths.push(vec!["status".to_owned()]);
     if wants_first_row_id {
         paths.push(vec!["data_file".to_owned(), "record_count".to_owned()]);
@@ -204,7 +235,11 @@ fn read_manifest_inner(data: &[u8], columns: Option<&[String]>, inherit: Option<
 }
 
 /// A record batch of `array`'s columns (which may be none) with `rows` rows.
-pub fn to_batch(array: StructArray, rows: usize, metadata: HashMap<String, String>) -> Result<RecordBatch> {
+pub fn to_batch(
+    array: StructArray,
+    rows: usize,
+    metadata: HashMap<String, String>,
+) -> Result<RecordBatch> {
     let (fields, columns, _) = array.into_parts();
     let schema = Arc::new(ArrowSchema::new_with_metadata(fields, metadata));
     RecordBatch::try_new_with_options(
@@ -219,7 +254,13 @@ fn fill_i64(column: &ArrayRef, mut value: impl FnMut(usize) -> Option<i64>) -> A
     let column = column.as_primitive::<Int64Type>();
     Arc::new(
         (0..column.len())
-            .map(|i| if column.is_valid(i) { Some(column.value(i)) } else { value(i) })
+            .map(|i| {
+                if column.is_valid(i) {
+                    Some(column.value(i))
+                } else {
+                    value(i)
+                }
+            })
             .collect::<Int64Array>(),
     )
 }
@@ -232,14 +273,20 @@ fn apply_defaults(array: StructArray, inherit: Option<Inherit>) -> Result<Struct
         .as_primitive::<Int32Type>()
         .clone();
     if status.null_count() > 0 {
-        return Err(Error::InvalidData("manifest entry without a status".to_owned()));
+        return Err(Error::InvalidData(
+            "manifest entry without a status".to_owned(),
+        ));
     }
     if let Some(bad) = status.values().iter().find(|s| !(0..=2).contains(*s)) {
-        return Err(Error::InvalidData(format!("invalid manifest entry status {bad}")));
+        return Err(Error::InvalidData(format!(
+            "invalid manifest entry status {bad}"
+        )));
     }
     let mut array = array;
     if let Some(inherit) = inherit {
-        if let (Some(column), Some(snapshot_id)) = (array.column_by_name("snapshot_id"), inherit.snapshot_id) {
+        if let (Some(column), Some(snapshot_id)) =
+            (array.column_by_name("snapshot_id"), inherit.snapshot_id)
+        {
             let filled = fill_i64(column, |_| Some(snapshot_id));
             array = replace_child(&array, "snapshot_id", filled)?;
         }
@@ -248,12 +295,17 @@ fn apply_defaults(array: StructArray, inherit: Option<Inherit>) -> Result<Struct
         let seq = inherit.sequence_number;
         for name in ["sequence_number", "file_sequence_number"] {
             if let Some(column) = array.column_by_name(name) {
-                let filled = fill_i64(column, |i| (seq == 0 || status.value(i) == 1).then_some(seq));
+                let filled = fill_i64(column, |i| {
+                    (seq == 0 || status.value(i) == 1).then_some(seq)
+                });
                 array = replace_child(&array, name, filled)?;
             }
         }
     }
-    if let Some(data_file) = array.column_by_name("data_file").map(|c| c.as_struct().clone()) {
+    if let Some(data_file) = array
+        .column_by_name("data_file")
+        .map(|c| c.as_struct().clone())
+    {
         let mut data_file = data_file;
         if let Some(content) = data_file.column_by_name("content") {
             // v1 files are all data files (Appendix E: content defaults to 0).
@@ -263,7 +315,9 @@ fn apply_defaults(array: StructArray, inherit: Option<Inherit>) -> Result<Struct
         }
         if let (Some(first), Some(records)) = (
             inherit.and_then(|i| i.first_row_id),
-            data_file.column_by_name("record_count").map(|c| c.as_primitive::<Int64Type>().clone()),
+            data_file
+                .column_by_name("record_count")
+                .map(|c| c.as_primitive::<Int64Type>().clone()),
         ) {
             if let Some(column) = data_file.column_by_name("first_row_id") {
                 // Java (ManifestReader.idAssigner): live files without a first
@@ -317,7 +371,9 @@ fn bound_widths(schema_json: &str) -> Option<Vec<(u8, &'static str)>> {
             }
         }
     }
-    let Ok(Type::Struct(fields)) = Type::parse(schema_json) else { return None };
+    let Ok(Type::Struct(fields)) = Type::parse(schema_json) else {
+        return None;
+    };
     let mut out = Vec::new();
     walk(&fields, &mut out);
     Some(out)
@@ -330,12 +386,15 @@ fn check_bounds(array: &StructArray, widths: &[(u8, &'static str)]) -> Result<()
         return Ok(());
     };
     for name in ["lower_bounds", "upper_bounds"] {
-        let Some(map) = data_file.column_by_name(name).map(|c| c.as_map()) else { continue };
+        let Some(map) = data_file.column_by_name(name).map(|c| c.as_map()) else {
+            continue;
+        };
         let keys = map.keys().as_primitive::<Int32Type>();
         let values = map.values().as_binary::<i32>();
         let offsets = values.value_offsets();
         for (i, key) in keys.values().iter().enumerate() {
-            let Some(&(width, type_name)) = usize::try_from(*key).ok().and_then(|k| widths.get(k)) else {
+            let Some(&(width, type_name)) = usize::try_from(*key).ok().and_then(|k| widths.get(k))
+            else {
                 continue;
             };
             let len = (offsets[i + 1] - offsets[i]) as usize;

@@ -7,7 +7,12 @@
 use crate::types::{NestedField, PrimitiveType as P, Type};
 
 fn field(id: i32, name: &str, required: bool, ty: Type) -> NestedField {
-    NestedField { id, name: name.to_owned(), required, field_type: ty }
+    NestedField {
+        id,
+        name: name.to_owned(),
+        required,
+        field_type: ty,
+    }
 }
 
 fn prim(p: P) -> Type {
@@ -25,7 +30,11 @@ fn int_map(key_id: i32, value_id: i32, value: P) -> Type {
 }
 
 fn list(element_id: i32, element: P) -> Type {
-    Type::List { element_id, element_required: true, element: Box::new(prim(element)) }
+    Type::List {
+        element_id,
+        element_required: true,
+        element: Box::new(prim(element)),
+    }
 }
 
 /// Which `data_file` fields a version writes.
@@ -53,12 +62,42 @@ fn data_file_fields(partition: Type, shape: Shape) -> Vec<NestedField> {
         // Deprecated, but required in v1: "Always write a default in v1".
         fields.push(field(105, "block_size_in_bytes", true, prim(P::Long)));
     }
-    fields.push(field(108, "column_sizes", false, int_map(117, 118, P::Long)));
-    fields.push(field(109, "value_counts", false, int_map(119, 120, P::Long)));
-    fields.push(field(110, "null_value_counts", false, int_map(121, 122, P::Long)));
-    fields.push(field(137, "nan_value_counts", false, int_map(138, 139, P::Long)));
-    fields.push(field(125, "lower_bounds", false, int_map(126, 127, P::Binary)));
-    fields.push(field(128, "upper_bounds", false, int_map(129, 130, P::Binary)));
+    fields.push(field(
+        108,
+        "column_sizes",
+        false,
+        int_map(117, 118, P::Long),
+    ));
+    fields.push(field(
+        109,
+        "value_counts",
+        false,
+        int_map(119, 120, P::Long),
+    ));
+    fields.push(field(
+        110,
+        "null_value_counts",
+        false,
+        int_map(121, 122, P::Long),
+    ));
+    fields.push(field(
+        137,
+        "nan_value_counts",
+        false,
+        int_map(138, 139, P::Long),
+    ));
+    fields.push(field(
+        125,
+        "lower_bounds",
+        false,
+        int_map(126, 127, P::Binary),
+    ));
+    fields.push(field(
+        128,
+        "upper_bounds",
+        false,
+        int_map(129, 130, P::Binary),
+    ));
     fields.push(field(131, "key_metadata", false, prim(P::Binary)));
     fields.push(field(132, "split_offsets", false, list(133, P::Long)));
     if shape != Shape::V1 {
@@ -88,7 +127,12 @@ fn entry_fields(partition: Type, shape: Shape) -> Vec<NestedField> {
         fields.push(field(3, "sequence_number", false, prim(P::Long)));
         fields.push(field(4, "file_sequence_number", false, prim(P::Long)));
     }
-    fields.push(field(2, "data_file", true, Type::Struct(data_file_fields(partition, shape))));
+    fields.push(field(
+        2,
+        "data_file",
+        true,
+        Type::Struct(data_file_fields(partition, shape)),
+    ));
     fields
 }
 
@@ -121,7 +165,11 @@ fn partitions() -> NestedField {
         507,
         "partitions",
         false,
-        Type::List { element_id: 508, element_required: true, element: Box::new(field_summary()) },
+        Type::List {
+            element_id: 508,
+            element_required: true,
+            element: Box::new(field_summary()),
+        },
     )
 }
 
@@ -137,7 +185,12 @@ pub fn manifest_file_fields(write_version: Option<u8>) -> Vec<NestedField> {
     if write_version != Some(1) {
         fields.push(field(517, "content", v2_required, prim(P::Int)));
         fields.push(field(515, "sequence_number", v2_required, prim(P::Long)));
-        fields.push(field(516, "min_sequence_number", v2_required, prim(P::Long)));
+        fields.push(field(
+            516,
+            "min_sequence_number",
+            v2_required,
+            prim(P::Long),
+        ));
     }
     fields.push(field(503, "added_snapshot_id", true, prim(P::Long)));
     let counts = [

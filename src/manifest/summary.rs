@@ -6,8 +6,8 @@ use std::cmp::Ordering;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type, Time64MicrosecondType,
-    TimestampMicrosecondType,
+    Date32Type, Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type,
+    Time64MicrosecondType, TimestampMicrosecondType,
 };
 use arrow_array::Array;
 use arrow_schema::{DataType, TimeUnit};
@@ -55,8 +55,16 @@ fn bounds<T: Copy>(
                 range = Some(match range {
                     None => (v, v),
                     Some((lo, hi)) => (
-                        if cmp(&v, &lo) == Ordering::Less { v } else { lo },
-                        if cmp(&v, &hi) == Ordering::Greater { v } else { hi },
+                        if cmp(&v, &lo) == Ordering::Less {
+                            v
+                        } else {
+                            lo
+                        },
+                        if cmp(&v, &hi) == Ordering::Greater {
+                            v
+                        } else {
+                            hi
+                        },
                     ),
                 });
             }
@@ -76,19 +84,33 @@ fn no_nan<T>(_: T) -> bool {
 /// Summarizes one partition column.
 pub fn summarize(array: &dyn Array) -> Result<FieldSummary> {
     Ok(match array.data_type() {
-        DataType::Boolean => bounds(array.as_boolean().iter(), no_nan, Ord::cmp, |v| vec![u8::from(v)]),
-        DataType::Int32 => bounds(array.as_primitive::<Int32Type>().iter(), no_nan, Ord::cmp, |v| {
-            v.to_le_bytes().to_vec()
+        DataType::Boolean => bounds(array.as_boolean().iter(), no_nan, Ord::cmp, |v| {
+            vec![u8::from(v)]
         }),
-        DataType::Date32 => bounds(array.as_primitive::<Date32Type>().iter(), no_nan, Ord::cmp, |v| {
-            v.to_le_bytes().to_vec()
-        }),
-        DataType::Int64 => bounds(array.as_primitive::<Int64Type>().iter(), no_nan, Ord::cmp, |v| {
-            v.to_le_bytes().to_vec()
-        }),
-        DataType::Time64(TimeUnit::Microsecond) => bounds(array.as_primitive::<Time64MicrosecondType>().iter(), no_nan, Ord::cmp, |v| {
-            v.to_le_bytes().to_vec()
-        }),
+        DataType::Int32 => bounds(
+            array.as_primitive::<Int32Type>().iter(),
+            no_nan,
+            Ord::cmp,
+            |v| v.to_le_bytes().to_vec(),
+        ),
+        DataType::Date32 => bounds(
+            array.as_primitive::<Date32Type>().iter(),
+            no_nan,
+            Ord::cmp,
+            |v| v.to_le_bytes().to_vec(),
+        ),
+        DataType::Int64 => bounds(
+            array.as_primitive::<Int64Type>().iter(),
+            no_nan,
+            Ord::cmp,
+            |v| v.to_le_bytes().to_vec(),
+        ),
+        DataType::Time64(TimeUnit::Microsecond) => bounds(
+            array.as_primitive::<Time64MicrosecondType>().iter(),
+            no_nan,
+            Ord::cmp,
+            |v| v.to_le_bytes().to_vec(),
+        ),
         DataType::Timestamp(TimeUnit::Microsecond, _) => bounds(
             array.as_primitive::<TimestampMicrosecondType>().iter(),
             no_nan,
@@ -97,25 +119,49 @@ pub fn summarize(array: &dyn Array) -> Result<FieldSummary> {
         ),
         // total_cmp orders -0.0 before +0.0 (spec note 2 of "Manifest Lists":
         // a -0.0 value must not get a +0.0 lower bound); NaN is never a bound.
-        DataType::Float32 => bounds(array.as_primitive::<Float32Type>().iter(), f32::is_nan, f32::total_cmp, |v| {
-            v.to_le_bytes().to_vec()
-        }),
-        DataType::Float64 => bounds(array.as_primitive::<Float64Type>().iter(), f64::is_nan, f64::total_cmp, |v| {
-            v.to_le_bytes().to_vec()
-        }),
-        DataType::Decimal128(_, _) => {
-            bounds(array.as_primitive::<Decimal128Type>().iter(), no_nan, Ord::cmp, decimal_to_bytes)
-        }
+        DataType::Float32 => bounds(
+            array.as_primitive::<Float32Type>().iter(),
+            f32::is_nan,
+            f32::total_cmp,
+            |v| v.to_le_bytes().to_vec(),
+        ),
+        DataType::Float64 => bounds(
+            array.as_primitive::<Float64Type>().iter(),
+            f64::is_nan,
+            f64::total_cmp,
+            |v| v.to_le_bytes().to_vec(),
+        ),
+        DataType::Decimal128(_, _) => bounds(
+            array.as_primitive::<Decimal128Type>().iter(),
+            no_nan,
+            Ord::cmp,
+            decimal_to_bytes,
+        ),
         // UTF-8 byte order is code point order; binary, fixed and uuid
         // compare as unsigned bytes.
-        DataType::Utf8 => bounds(array.as_string::<i32>().iter(), no_nan, Ord::cmp, |v: &str| {
-            v.as_bytes().to_vec()
-        }),
-        DataType::Binary => bounds(array.as_binary::<i32>().iter(), no_nan, Ord::cmp, <[u8]>::to_vec),
-        DataType::FixedSizeBinary(_) => {
-            bounds(array.as_fixed_size_binary().iter(), no_nan, Ord::cmp, <[u8]>::to_vec)
+        DataType::Utf8 => bounds(
+            array.as_string::<i32>().iter(),
+            no_nan,
+            Ord::cmp,
+            |v: &str| v.as_bytes().to_vec(),
+        ),
+        DataType::Binary => bounds(
+            array.as_binary::<i32>().iter(),
+            no_nan,
+            Ord::cmp,
+            <[u8]>::to_vec,
+        ),
+        DataType::FixedSizeBinary(_) => bounds(
+            array.as_fixed_size_binary().iter(),
+            no_nan,
+            Ord::cmp,
+            <[u8]>::to_vec,
+        ),
+        other => {
+            return Err(Error::TypeMismatch(format!(
+                "cannot summarize a partition column of type {other}"
+            )))
         }
-        other => return Err(Error::TypeMismatch(format!("cannot summarize a partition column of type {other}"))),
     })
 }
 
@@ -126,7 +172,13 @@ mod tests {
 
     #[test]
     fn bounds_skip_nulls_and_nans_and_order_signed_zeros() {
-        let s = summarize(&Float64Array::from(vec![Some(0.0), Some(-0.0), None, Some(f64::NAN)])).unwrap();
+        let s = summarize(&Float64Array::from(vec![
+            Some(0.0),
+            Some(-0.0),
+            None,
+            Some(f64::NAN),
+        ]))
+        .unwrap();
         assert!(s.contains_null && s.contains_nan);
         assert_eq!(s.lower_bound, Some((-0.0f64).to_le_bytes().to_vec()));
         assert_eq!(s.upper_bound, Some(0.0f64.to_le_bytes().to_vec()));
@@ -135,7 +187,10 @@ mod tests {
         let ints = summarize(&Int32Array::from(vec![5, -3, 9])).unwrap();
         assert_eq!(ints.lower_bound, Some((-3i32).to_le_bytes().to_vec()));
         let strings = summarize(&StringArray::from(vec!["b", "a\u{10000}", "\u{e000}"])).unwrap();
-        assert_eq!(strings.lower_bound.as_deref(), Some("a\u{10000}".as_bytes()));
+        assert_eq!(
+            strings.lower_bound.as_deref(),
+            Some("a\u{10000}".as_bytes())
+        );
         assert_eq!(strings.upper_bound.as_deref(), Some("\u{e000}".as_bytes()));
     }
 

@@ -59,34 +59,116 @@ fn entries(list: &[Entry]) -> StructArray {
         splits.append(true);
     }
     let partition = struct_of(vec![
-        ("category", Arc::new(StringArray::from(list.iter().map(|e| e.category).collect::<Vec<_>>()))),
-        ("x", Arc::new(arrow_array::Float64Array::from(list.iter().map(|e| e.x).collect::<Vec<_>>()))),
+        (
+            "category",
+            Arc::new(StringArray::from(
+                list.iter().map(|e| e.category).collect::<Vec<_>>(),
+            )),
+        ),
+        (
+            "x",
+            Arc::new(arrow_array::Float64Array::from(
+                list.iter().map(|e| e.x).collect::<Vec<_>>(),
+            )),
+        ),
     ]);
     let data_file = struct_of(vec![
-        ("file_path", Arc::new(StringArray::from(list.iter().map(|e| e.path).collect::<Vec<_>>()))),
-        ("file_format", Arc::new(StringArray::from(vec!["PARQUET"; n]))),
+        (
+            "file_path",
+            Arc::new(StringArray::from(
+                list.iter().map(|e| e.path).collect::<Vec<_>>(),
+            )),
+        ),
+        (
+            "file_format",
+            Arc::new(StringArray::from(vec!["PARQUET"; n])),
+        ),
         ("partition", Arc::new(partition)),
-        ("record_count", Arc::new(Int64Array::from(list.iter().map(|e| e.records).collect::<Vec<_>>()))),
-        ("file_size_in_bytes", Arc::new(Int64Array::from(vec![1234; n]))),
+        (
+            "record_count",
+            Arc::new(Int64Array::from(
+                list.iter().map(|e| e.records).collect::<Vec<_>>(),
+            )),
+        ),
+        (
+            "file_size_in_bytes",
+            Arc::new(Int64Array::from(vec![1234; n])),
+        ),
         ("column_sizes", Arc::new(sizes.finish())),
         ("lower_bounds", Arc::new(lowers.finish())),
         ("split_offsets", Arc::new(splits.finish())),
     ]);
     struct_of(vec![
-        ("status", Arc::new(Int32Array::from(list.iter().map(|e| e.status).collect::<Vec<_>>()))),
-        ("snapshot_id", Arc::new(Int64Array::from(list.iter().map(|e| e.snapshot_id).collect::<Vec<_>>()))),
-        ("sequence_number", Arc::new(Int64Array::from(list.iter().map(|e| e.seq).collect::<Vec<_>>()))),
-        ("file_sequence_number", Arc::new(Int64Array::from(list.iter().map(|e| e.file_seq).collect::<Vec<_>>()))),
+        (
+            "status",
+            Arc::new(Int32Array::from(
+                list.iter().map(|e| e.status).collect::<Vec<_>>(),
+            )),
+        ),
+        (
+            "snapshot_id",
+            Arc::new(Int64Array::from(
+                list.iter().map(|e| e.snapshot_id).collect::<Vec<_>>(),
+            )),
+        ),
+        (
+            "sequence_number",
+            Arc::new(Int64Array::from(
+                list.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            )),
+        ),
+        (
+            "file_sequence_number",
+            Arc::new(Int64Array::from(
+                list.iter().map(|e| e.file_seq).collect::<Vec<_>>(),
+            )),
+        ),
         ("data_file", Arc::new(data_file)),
     ])
 }
 
 fn sample() -> Vec<Entry> {
     vec![
-        Entry { status: 1, snapshot_id: None, seq: None, file_seq: None, path: "s3://b/a.parquet", category: Some("b"), x: Some(0.0), records: 10 },
-        Entry { status: 1, snapshot_id: Some(9), seq: Some(2), file_seq: None, path: "s3://b/b.parquet", category: None, x: Some(-0.0), records: 20 },
-        Entry { status: 0, snapshot_id: Some(4), seq: Some(3), file_seq: Some(3), path: "s3://b/c.parquet", category: Some("a"), x: Some(f64::NAN), records: 30 },
-        Entry { status: 2, snapshot_id: Some(4), seq: Some(1), file_seq: Some(1), path: "s3://b/d.parquet", category: Some("c"), x: None, records: 40 },
+        Entry {
+            status: 1,
+            snapshot_id: None,
+            seq: None,
+            file_seq: None,
+            path: "s3://b/a.parquet",
+            category: Some("b"),
+            x: Some(0.0),
+            records: 10,
+        },
+        Entry {
+            status: 1,
+            snapshot_id: Some(9),
+            seq: Some(2),
+            file_seq: None,
+            path: "s3://b/b.parquet",
+            category: None,
+            x: Some(-0.0),
+            records: 20,
+        },
+        Entry {
+            status: 0,
+            snapshot_id: Some(4),
+            seq: Some(3),
+            file_seq: Some(3),
+            path: "s3://b/c.parquet",
+            category: Some("a"),
+            x: Some(f64::NAN),
+            records: 30,
+        },
+        Entry {
+            status: 2,
+            snapshot_id: Some(4),
+            seq: Some(1),
+            file_seq: Some(1),
+            path: "s3://b/d.parquet",
+            category: Some("c"),
+            x: None,
+            records: 40,
+        },
     ]
 }
 
@@ -103,18 +185,34 @@ fn options(version: u8) -> ManifestOptions {
 }
 
 fn longs(batch: &RecordBatch, name: &str) -> Vec<Option<i64>> {
-    batch.column_by_name(name).unwrap().as_primitive::<Int64Type>().iter().collect()
+    batch
+        .column_by_name(name)
+        .unwrap()
+        .as_primitive::<Int64Type>()
+        .iter()
+        .collect()
 }
 
 fn data_file(batch: &RecordBatch) -> StructArray {
-    batch.column_by_name("data_file").unwrap().as_struct().clone()
+    batch
+        .column_by_name("data_file")
+        .unwrap()
+        .as_struct()
+        .clone()
 }
 
 #[test]
 fn v2_round_trip_with_inheritance() {
     let (file, stats) = write_manifest(&entries(&sample()), &options(2)).unwrap();
     let header = container::read_header(&file).unwrap();
-    for key in ["schema", "schema-id", "partition-spec", "partition-spec-id", "format-version", "content"] {
+    for key in [
+        "schema",
+        "schema-id",
+        "partition-spec",
+        "partition-spec-id",
+        "format-version",
+        "content",
+    ] {
         assert!(header.meta_str(key).is_some(), "{key}");
     }
     assert_eq!(header.meta_str("schema-id"), Some("3"));
@@ -122,33 +220,86 @@ fn v2_round_trip_with_inheritance() {
 
     // Without a manifest-list entry, ADDED entries keep their nulls.
     let raw = read_manifest(&file, "m.avro", None, None).unwrap();
-    assert_eq!(longs(&raw, "sequence_number"), [None, Some(2), Some(3), Some(1)]);
-    assert_eq!(longs(&raw, "snapshot_id"), [Some(77), Some(9), Some(4), Some(4)]);
+    assert_eq!(
+        longs(&raw, "sequence_number"),
+        [None, Some(2), Some(3), Some(1)]
+    );
+    assert_eq!(
+        longs(&raw, "snapshot_id"),
+        [Some(77), Some(9), Some(4), Some(4)]
+    );
 
-    let inherit = Inherit { snapshot_id: Some(5), sequence_number: 8, first_row_id: None };
+    let inherit = Inherit {
+        snapshot_id: Some(5),
+        sequence_number: 8,
+        first_row_id: None,
+    };
     let batch = read_manifest(&file, "m.avro", None, Some(inherit)).unwrap();
-    assert_eq!(longs(&batch, "sequence_number"), [Some(8), Some(2), Some(3), Some(1)]);
-    assert_eq!(longs(&batch, "file_sequence_number"), [Some(8), Some(8), Some(3), Some(1)]);
+    assert_eq!(
+        longs(&batch, "sequence_number"),
+        [Some(8), Some(2), Some(3), Some(1)]
+    );
+    assert_eq!(
+        longs(&batch, "file_sequence_number"),
+        [Some(8), Some(8), Some(3), Some(1)]
+    );
     let df = data_file(&batch);
-    let paths: Vec<_> = df.column_by_name("file_path").unwrap().as_string::<i32>().iter().collect();
-    assert_eq!(paths, [Some("s3://b/a.parquet"), Some("s3://b/b.parquet"), Some("s3://b/c.parquet"), Some("s3://b/d.parquet")]);
-    let content: Vec<_> = df.column_by_name("content").unwrap().as_primitive::<Int32Type>().iter().collect();
+    let paths: Vec<_> = df
+        .column_by_name("file_path")
+        .unwrap()
+        .as_string::<i32>()
+        .iter()
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            Some("s3://b/a.parquet"),
+            Some("s3://b/b.parquet"),
+            Some("s3://b/c.parquet"),
+            Some("s3://b/d.parquet")
+        ]
+    );
+    let content: Vec<_> = df
+        .column_by_name("content")
+        .unwrap()
+        .as_primitive::<Int32Type>()
+        .iter()
+        .collect();
     assert_eq!(content, [Some(0); 4]);
     let sizes = df.column_by_name("column_sizes").unwrap().as_map();
     assert_eq!(sizes.value_length(1), 3);
     assert_eq!(sizes.values().as_primitive::<Int64Type>().value(4), 201);
     let partition = df.column_by_name("partition").unwrap().as_struct();
-    assert_eq!(partition.column(0).as_string::<i32>().iter().collect::<Vec<_>>(), [Some("b"), None, Some("a"), Some("c")]);
+    assert_eq!(
+        partition
+            .column(0)
+            .as_string::<i32>()
+            .iter()
+            .collect::<Vec<_>>(),
+        [Some("b"), None, Some("a"), Some("c")]
+    );
 
-    assert_eq!((stats.added_files, stats.existing_files, stats.deleted_files), (2, 1, 1));
-    assert_eq!((stats.added_rows, stats.existing_rows, stats.deleted_rows), (30, 30, 40));
+    assert_eq!(
+        (stats.added_files, stats.existing_files, stats.deleted_files),
+        (2, 1, 1)
+    );
+    assert_eq!(
+        (stats.added_rows, stats.existing_rows, stats.deleted_rows),
+        (30, 30, 40)
+    );
     assert_eq!(stats.min_sequence_number, Some(2));
     assert!(stats.partitions[0].contains_null);
     assert_eq!(stats.partitions[0].lower_bound.as_deref(), Some(&b"a"[..]));
     assert_eq!(stats.partitions[0].upper_bound.as_deref(), Some(&b"c"[..]));
     assert!(stats.partitions[1].contains_nan && stats.partitions[1].contains_null);
-    assert_eq!(stats.partitions[1].lower_bound, Some((-0.0f64).to_le_bytes().to_vec()));
-    assert_eq!(stats.partitions[1].upper_bound, Some(0.0f64.to_le_bytes().to_vec()));
+    assert_eq!(
+        stats.partitions[1].lower_bound,
+        Some((-0.0f64).to_le_bytes().to_vec())
+    );
+    assert_eq!(
+        stats.partitions[1].upper_bound,
+        Some(0.0f64.to_le_bytes().to_vec())
+    );
 }
 
 #[test]
@@ -157,16 +308,27 @@ fn v1_files_default_sequence_numbers_and_content_to_zero() {
     list[0].snapshot_id = Some(1);
     let (file, _) = write_manifest(&entries(&list), &options(1)).unwrap();
     let header = container::read_header(&file).unwrap();
-    let AvroSchema::Record(entry) = &header.schema else { panic!() };
+    let AvroSchema::Record(entry) = &header.schema else {
+        panic!()
+    };
     let names: Vec<&str> = entry.fields.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["status", "snapshot_id", "data_file"]);
-    let AvroSchema::Record(df) = &entry.fields[2].schema else { panic!() };
+    let AvroSchema::Record(df) = &entry.fields[2].schema else {
+        panic!()
+    };
     assert!(df.fields.iter().any(|f| f.field_id == Some(105)));
-    assert!(!df.fields.iter().any(|f| f.field_id == Some(134) || f.field_id == Some(135)));
+    assert!(!df
+        .fields
+        .iter()
+        .any(|f| f.field_id == Some(134) || f.field_id == Some(135)));
     let batch = read_manifest(&file, "m.avro", None, None).unwrap();
     assert_eq!(longs(&batch, "sequence_number"), [Some(0); 4]);
     assert_eq!(longs(&batch, "file_sequence_number"), [Some(0); 4]);
-    let content = data_file(&batch).column_by_name("content").unwrap().as_primitive::<Int32Type>().clone();
+    let content = data_file(&batch)
+        .column_by_name("content")
+        .unwrap()
+        .as_primitive::<Int32Type>()
+        .clone();
     assert_eq!(content.iter().collect::<Vec<_>>(), [Some(0); 4]);
     let mut bad = options(1);
     bad.deletes = true;
@@ -176,11 +338,21 @@ fn v1_files_default_sequence_numbers_and_content_to_zero() {
 #[test]
 fn projection_decodes_only_what_is_asked() {
     let (file, _) = write_manifest(&entries(&sample()), &options(2)).unwrap();
-    let cols = vec!["data_file.file_path".to_owned(), "sequence_number".to_owned()];
-    let inherit = Inherit { snapshot_id: None, sequence_number: 8, first_row_id: None };
+    let cols = vec![
+        "data_file.file_path".to_owned(),
+        "sequence_number".to_owned(),
+    ];
+    let inherit = Inherit {
+        snapshot_id: None,
+        sequence_number: 8,
+        first_row_id: None,
+    };
     let batch = read_manifest(&file, "m.avro", Some(&cols), Some(inherit)).unwrap();
     assert_eq!(batch.num_columns(), 2);
-    assert_eq!(longs(&batch, "sequence_number"), [Some(8), Some(2), Some(3), Some(1)]);
+    assert_eq!(
+        longs(&batch, "sequence_number"),
+        [Some(8), Some(2), Some(3), Some(1)]
+    );
     assert_eq!(data_file(&batch).num_columns(), 1);
     let none = read_manifest(&file, "m.avro", Some(&[]), None).unwrap();
     assert_eq!((none.num_columns(), none.num_rows()), (0, 4));
@@ -193,9 +365,18 @@ fn projection_decodes_only_what_is_asked() {
 #[test]
 fn v3_first_row_ids_are_assigned_to_live_files() {
     let (file, _) = write_manifest(&entries(&sample()), &options(3)).unwrap();
-    let inherit = Inherit { snapshot_id: None, sequence_number: 8, first_row_id: Some(1000) };
+    let inherit = Inherit {
+        snapshot_id: None,
+        sequence_number: 8,
+        first_row_id: Some(1000),
+    };
     let batch = read_manifest(&file, "m.avro", None, Some(inherit)).unwrap();
-    let ids: Vec<_> = data_file(&batch).column_by_name("first_row_id").unwrap().as_primitive::<Int64Type>().iter().collect();
+    let ids: Vec<_> = data_file(&batch)
+        .column_by_name("first_row_id")
+        .unwrap()
+        .as_primitive::<Int64Type>()
+        .iter()
+        .collect();
     assert_eq!(ids, [Some(1000), Some(1010), Some(1030), None]);
 }
 
@@ -216,12 +397,18 @@ fn manifest_lists_round_trip_with_v1_defaults() {
         let batch = read_manifest_list(&list, "list.avro").unwrap();
         let expected_seq = if version == 1 { 0 } else { 12 };
         assert_eq!(longs(&batch, "sequence_number"), [Some(expected_seq)]);
-        assert_eq!(longs(&batch, "min_sequence_number"), [Some(if version == 1 { 0 } else { 2 })]);
+        assert_eq!(
+            longs(&batch, "min_sequence_number"),
+            [Some(if version == 1 { 0 } else { 2 })]
+        );
         assert_eq!(longs(&batch, "added_rows_count"), [Some(30)]);
         assert_eq!(longs(&batch, "added_snapshot_id"), [Some(77)]);
         let header = container::read_header(&list).unwrap();
         assert_eq!(header.meta_str("parent-snapshot-id"), Some("null"));
-        assert_eq!(header.meta_str("format-version"), Some(version.to_string().as_str()));
+        assert_eq!(
+            header.meta_str("format-version"),
+            Some(version.to_string().as_str())
+        );
         let partitions = batch.column_by_name("partitions").unwrap().as_list::<i32>();
         assert_eq!(partitions.value_length(0), 2);
         if version == 3 {
@@ -246,10 +433,17 @@ fn corrupt_input_is_invalid_data_naming_the_file() {
         check(&file[..cut]);
     }
     // A writer schema without field ids.
-    let schema = r#"{"type":"record","name":"manifest_entry","fields":[{"name":"status","type":"int"}]}"#;
-    check(&container::Writer::new(schema, &[], Codec::Null).finish().unwrap());
+    let schema =
+        r#"{"type":"record","name":"manifest_entry","fields":[{"name":"status","type":"int"}]}"#;
+    check(
+        &container::Writer::new(schema, &[], Codec::Null)
+            .finish()
+            .unwrap(),
+    );
     // An unknown codec.
-    let mut w = container::Writer::new(schema, &[], Codec::Null).finish().unwrap();
+    let mut w = container::Writer::new(schema, &[], Codec::Null)
+        .finish()
+        .unwrap();
     let at = w.windows(4).position(|s| s == b"null").unwrap();
     w[at..at + 4].copy_from_slice(b"lz4x");
     match read_manifest(&w, "bad.avro", None, None) {
@@ -281,7 +475,10 @@ fn bounds_of_the_wrong_length_are_refused() {
     e = project::replace_child(&e, "data_file", Arc::new(df)).unwrap();
     let (file, _) = write_manifest(&e, &options(2)).unwrap();
     match read_manifest(&file, "b.avro", None, None) {
-        Err(Error::InvalidData(m)) => assert!(m.contains("lower_bounds of field 1 (long) has 2 bytes"), "{m}"),
+        Err(Error::InvalidData(m)) => assert!(
+            m.contains("lower_bounds of field 1 (long) has 2 bytes"),
+            "{m}"
+        ),
         other => panic!("{other:?}"),
     }
 }
@@ -290,14 +487,26 @@ fn bounds_of_the_wrong_length_are_refused() {
 fn writers_refuse_bad_entries() {
     let mut list = sample();
     list[0].status = 5;
-    assert!(matches!(write_manifest(&entries(&list), &options(2)), Err(Error::InvalidValue(_))));
+    assert!(matches!(
+        write_manifest(&entries(&list), &options(2)),
+        Err(Error::InvalidValue(_))
+    ));
     let e = entries(&sample());
     let (_, mut columns, _) = e.clone().into_parts();
     columns[0] = Arc::new(Int64Array::from(vec![1i64; 4]));
-    let names = ["status", "snapshot_id", "sequence_number", "file_sequence_number", "data_file"];
+    let names = [
+        "status",
+        "snapshot_id",
+        "sequence_number",
+        "file_sequence_number",
+        "data_file",
+    ];
     let wrong_type = struct_of(names.into_iter().zip(columns).collect());
     assert!(write_manifest(&wrong_type, &options(2)).is_err());
-    let no_type = struct_of(vec![("status", Arc::new(Int32Array::from(vec![1])) as ArrayRef)]);
+    let no_type = struct_of(vec![(
+        "status",
+        Arc::new(Int32Array::from(vec![1])) as ArrayRef,
+    )]);
     assert!(write_manifest(&no_type, &options(2)).is_err());
     assert_eq!(
         arrow_array::new_null_array(&DataType::Int32, 1).null_count(),

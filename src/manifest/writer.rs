@@ -71,18 +71,29 @@ pub fn conform_with(
         let column: ArrayRef = match (array.column_by_name(&f.name), &f.field_type) {
             (Some(c), Type::Struct(children)) => {
                 let inner = c.as_struct_opt().ok_or_else(|| {
-                    Error::TypeMismatch(format!("column {} must be a struct, not {}", f.name, c.data_type()))
+                    Error::TypeMismatch(format!(
+                        "column {} must be a struct, not {}",
+                        f.name,
+                        c.data_type()
+                    ))
                 })?;
                 Arc::new(conform_with(inner, children, default)?)
             }
             (Some(c), _) => c.clone(),
-            (None, _) if default(f, rows).is_some() => default(f, rows).unwrap_or_else(|| new_null_array(&DataType::Null, rows)),
+            (None, _) if default(f, rows).is_some() => {
+                default(f, rows).unwrap_or_else(|| new_null_array(&DataType::Null, rows))
+            }
             (None, _) if f.id == 105 => Arc::new(Int64Array::from(vec![V1_BLOCK_SIZE; rows])),
             (None, _) if !f.required => new_null_array(&arrow_type(&f.field_type), rows),
             (None, Type::Struct(children)) if children.is_empty() => {
                 Arc::new(StructArray::new_empty_fields(rows, None))
             }
-            (None, _) => return Err(Error::InvalidValue(format!("missing required column {}", f.name))),
+            (None, _) => {
+                return Err(Error::InvalidValue(format!(
+                    "missing required column {}",
+                    f.name
+                )))
+            }
         };
         arrow_fields.push(Field::new(f.name.clone(), column.data_type().clone(), true));
         columns.push(column);
@@ -101,7 +112,12 @@ fn i64_values(array: &StructArray, name: &str) -> Result<Option<Int64Array>> {
             .as_primitive_opt::<Int64Type>()
             .cloned()
             .map(Some)
-            .ok_or_else(|| Error::TypeMismatch(format!("column {name} must be int64, not {}", c.data_type()))),
+            .ok_or_else(|| {
+                Error::TypeMismatch(format!(
+                    "column {name} must be int64, not {}",
+                    c.data_type()
+                ))
+            }),
     }
 }
 
@@ -110,36 +126,63 @@ fn i32_values(array: &StructArray, name: &str) -> Result<Vec<Option<i32>>> {
         .column_by_name(name)
         .ok_or_else(|| Error::InvalidValue(format!("missing required column {name}")))?;
     Ok(c.as_primitive_opt::<Int32Type>()
-        .ok_or_else(|| Error::TypeMismatch(format!("column {name} must be int32, not {}", c.data_type())))?
+        .ok_or_else(|| {
+            Error::TypeMismatch(format!(
+                "column {name} must be int32, not {}",
+                c.data_type()
+            ))
+        })?
         .iter()
         .collect())
 }
 
 /// Encodes manifest entries given in the read shape (see
 /// `schema::entry_read_fields`). Returns the file and its statistics.
-pub fn write_manifest(entries: &StructArray, options: &ManifestOptions) -> Result<(Vec<u8>, ManifestStats)> {
+pub fn write_manifest(
+    entries: &StructArray,
+    options: &ManifestOptions,
+) -> Result<(Vec<u8>, ManifestStats)> {
     let version = options.format_version;
     if !(1..=3).contains(&version) {
-        return Err(Error::InvalidValue(format!("cannot write format version {version}")));
+        return Err(Error::InvalidValue(format!(
+            "cannot write format version {version}"
+        )));
     }
     if version == 1 && options.deletes {
-        return Err(Error::InvalidValue("v1 manifests cannot hold delete files".to_owned()));
+        return Err(Error::InvalidValue(
+            "v1 manifests cannot hold delete files".to_owned(),
+        ));
     }
-    let spec = parse_spec_fields(&options.spec_json).map_err(|e| Error::InvalidValue(e.to_string()))?;
-    let partition = partition_type(&spec, &options.schema_json).map_err(|e| Error::InvalidValue(e.to_string()))?;
+    let spec =
+        parse_spec_fields(&options.spec_json).map_err(|e| Error::InvalidValue(e.to_string()))?;
+    let partition = partition_type(&spec, &options.schema_json)
+        .map_err(|e| Error::InvalidValue(e.to_string()))?;
     let fields = entry_write_fields(partition.clone(), version);
 
     let mut entries = entries.clone();
-    if let (Some(snapshot_id), Some(column)) = (options.snapshot_id, i64_values(&entries, "snapshot_id")?) {
-        let filled: Int64Array = column.iter().map(|v| Some(v.unwrap_or(snapshot_id))).collect();
+    if let (Some(snapshot_id), Some(column)) =
+        (options.snapshot_id, i64_values(&entries, "snapshot_id")?)
+    {
+        let filled: Int64Array = column
+            .iter()
+            .map(|v| Some(v.unwrap_or(snapshot_id)))
+            .collect();
         entries = replace_child(&entries, "snapshot_id", Arc::new(filled))?;
     }
     if !options.deletes {
         // A data manifest's files are data files (content 0) unless told otherwise.
-        if let Some(df) = entries.column_by_name("data_file").and_then(|c| c.as_struct_opt()).cloned() {
-            if let Some(content) = df.column_by_name("content").and_then(|c| c.as_primitive_opt::<Int32Type>()) {
+        if let Some(df) = entries
+            .column_by_name("data_file")
+            .and_then(|c| c.as_struct_opt())
+            .cloned()
+        {
+            if let Some(content) = df
+                .column_by_name("content")
+                .and_then(|c| c.as_primitive_opt::<Int32Type>())
+            {
                 if content.null_count() > 0 {
-                    let filled: arrow_array::Int32Array = content.iter().map(|v| Some(v.unwrap_or(0))).collect();
+                    let filled: arrow_array::Int32Array =
+                        content.iter().map(|v| Some(v.unwrap_or(0))).collect();
                     let df = replace_child(&df, "content", Arc::new(filled))?;
                     entries = replace_child(&entries, "data_file", Arc::new(df))?;
                 }
@@ -149,7 +192,8 @@ pub fn write_manifest(entries: &StructArray, options: &ManifestOptions) -> Resul
     // Absent `content` in a data manifest: data files (content 0).
     let deletes = options.deletes;
     let rows = conform_with(&entries, &fields, &|f, rows| {
-        (f.id == 134 && !deletes).then(|| Arc::new(arrow_array::Int32Array::from(vec![0; rows])) as ArrayRef)
+        (f.id == 134 && !deletes)
+            .then(|| Arc::new(arrow_array::Int32Array::from(vec![0; rows])) as ArrayRef)
     })?;
     let data_file = rows
         .column_by_name("data_file")
@@ -163,7 +207,11 @@ pub fn write_manifest(entries: &StructArray, options: &ManifestOptions) -> Resul
     let records = i64_values(&data_file, "record_count")?
         .ok_or_else(|| Error::InvalidValue("missing required column record_count".to_owned()))?;
     let seqs = i64_values(&rows, "sequence_number")?;
-    let contents = if version >= 2 { Some(i32_values(&data_file, "content")?) } else { None };
+    let contents = if version >= 2 {
+        Some(i32_values(&data_file, "content")?)
+    } else {
+        None
+    };
     let mut stats = ManifestStats {
         added_files: 0,
         existing_files: 0,
@@ -175,7 +223,11 @@ pub fn write_manifest(entries: &StructArray, options: &ManifestOptions) -> Resul
         partitions: Vec::new(),
     };
     for (i, s) in status.iter().enumerate() {
-        let rows_in_file = if records.is_valid(i) { records.value(i) } else { 0 };
+        let rows_in_file = if records.is_valid(i) {
+            records.value(i)
+        } else {
+            0
+        };
         match s {
             Some(0) => {
                 stats.existing_files += 1;
@@ -189,15 +241,17 @@ pub fn write_manifest(entries: &StructArray, options: &ManifestOptions) -> Resul
                 stats.deleted_files += 1;
                 stats.deleted_rows += rows_in_file;
             }
-            other => {
-                return Err(Error::InvalidValue(format!(
-                    "entry {i}: status must be 0 (existing), 1 (added) or 2 (deleted), not {other:?}"
-                )))
-            }
+            other => return Err(Error::InvalidValue(format!(
+                "entry {i}: status must be 0 (existing), 1 (added) or 2 (deleted), not {other:?}"
+            ))),
         }
         if let Some(contents) = &contents {
             let content = contents[i].unwrap_or(-1);
-            let ok = if options.deletes { content == 1 || content == 2 } else { content == 0 };
+            let ok = if options.deletes {
+                content == 1 || content == 2
+            } else {
+                content == 0
+            };
             if !ok {
                 return Err(Error::InvalidValue(format!(
                     "entry {i}: content {content} does not belong in a {} manifest",
@@ -208,7 +262,8 @@ pub fn write_manifest(entries: &StructArray, options: &ManifestOptions) -> Resul
         if let Some(seqs) = &seqs {
             if *s != Some(2) && seqs.is_valid(i) {
                 let seq = seqs.value(i);
-                stats.min_sequence_number = Some(stats.min_sequence_number.map_or(seq, |m| m.min(seq)));
+                stats.min_sequence_number =
+                    Some(stats.min_sequence_number.map_or(seq, |m| m.min(seq)));
             }
         }
     }
@@ -231,7 +286,10 @@ pub fn write_manifest(entries: &StructArray, options: &ManifestOptions) -> Resul
         ("partition-spec".to_owned(), spec_fields_json),
         ("partition-spec-id".to_owned(), options.spec_id.to_string()),
         ("format-version".to_owned(), version.to_string()),
-        ("content".to_owned(), if options.deletes { "deletes" } else { "data" }.to_owned()),
+        (
+            "content".to_owned(),
+            if options.deletes { "deletes" } else { "data" }.to_owned(),
+        ),
     ];
     let schema = avro_schema(&fields, "manifest_entry").to_string();
     let mut writer = container::Writer::new(&schema, &metadata, options.codec);

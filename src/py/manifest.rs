@@ -20,12 +20,18 @@ use crate::types::Type;
 type InheritTuple = (Option<i64>, i64, Option<i64>);
 
 fn inherit(t: Option<InheritTuple>) -> Option<Inherit> {
-    t.map(|(snapshot_id, sequence_number, first_row_id)| Inherit { snapshot_id, sequence_number, first_row_id })
+    t.map(|(snapshot_id, sequence_number, first_row_id)| Inherit {
+        snapshot_id,
+        sequence_number,
+        first_row_id,
+    })
 }
 
 fn table(py: Python<'_>, batch: RecordBatch) -> PyResult<Py<PyAny>> {
     let schema = batch.schema();
-    Ok(PyTable::try_new(vec![batch], schema)?.into_pyarrow(py)?.unbind())
+    Ok(PyTable::try_new(vec![batch], schema)?
+        .into_pyarrow(py)?
+        .unbind())
 }
 
 fn threads_or_all(threads: usize) -> usize {
@@ -75,10 +81,13 @@ fn read_manifests(
     columns: Option<Vec<String>>,
     threads: usize,
 ) -> PyResult<Vec<Py<PyAny>>> {
-    let items: Vec<(String, Option<Inherit>)> =
-        locations.into_iter().zip(inherits.into_iter().map(inherit)).collect();
+    let items: Vec<(String, Option<Inherit>)> = locations
+        .into_iter()
+        .zip(inherits.into_iter().map(inherit))
+        .collect();
     let threads = threads_or_all(threads);
-    let batches = py.detach(|| run(|| manifest::read_manifests(&items, columns.as_deref(), threads)))?;
+    let batches =
+        py.detach(|| run(|| manifest::read_manifests(&items, columns.as_deref(), threads)))?;
     batches.into_iter().map(|b| table(py, b)).collect()
 }
 
@@ -121,7 +130,14 @@ fn write_manifest(
                 codec: self::codec(codec)?,
             };
             let (data, stats) = manifest::write_manifest(&rows(entries)?, &options)?;
-            let row = manifest::manifest_file_row(&location, data.len() as i64, spec_id, deletes, snapshot_id, &stats)?;
+            let row = manifest::manifest_file_row(
+                &location,
+                data.len() as i64,
+                spec_id,
+                deletes,
+                snapshot_id,
+                &stats,
+            )?;
             Ok((data, RecordBatch::from(row)))
         })
     })?;
@@ -161,13 +177,19 @@ fn write_manifest_list(
 fn schema_of(ty: &Type) -> PyResult<Arc<Schema>> {
     match arrow_type(ty) {
         DataType::Struct(fields) => Ok(Arc::new(Schema::new(fields))),
-        _ => Err(super::errors::to_py(Error::Internal("read type is not a struct".to_owned()))),
+        _ => Err(super::errors::to_py(Error::Internal(
+            "read type is not a struct".to_owned(),
+        ))),
     }
 }
 
 /// The Arrow schema `read_manifest` produces for a spec and table schema.
 #[pyfunction]
-fn manifest_entry_schema(py: Python<'_>, spec_json: &str, schema_json: &str) -> PyResult<Py<PyAny>> {
+fn manifest_entry_schema(
+    py: Python<'_>,
+    spec_json: &str,
+    schema_json: &str,
+) -> PyResult<Py<PyAny>> {
     let partition = run(|| partition_type_for(spec_json, schema_json))?;
     let schema = schema_of(&Type::Struct(entry_read_fields(partition)))?;
     Ok(PySchema::new(schema).into_pyarrow(py)?.unbind())

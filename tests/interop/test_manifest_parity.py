@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from java_referee import Warehouse
-
 from frazil import manifest as m
+from java_referee import Warehouse
 
 NAMESPACE = "manifest_parity"
 
@@ -43,10 +42,23 @@ def _frazil_entry(row: dict[str, Any]) -> dict[str, Any]:
 
 
 COMPARED = [
-    "content", "file_path", "file_format", "partition", "record_count", "file_size_in_bytes",
-    "column_sizes", "value_counts", "null_value_counts", "nan_value_counts", "lower_bounds",
-    "upper_bounds", "key_metadata", "split_offsets", "equality_ids", "sort_order_id",
-]  # fmt: skip
+    "content",
+    "file_path",
+    "file_format",
+    "partition",
+    "record_count",
+    "file_size_in_bytes",
+    "column_sizes",
+    "value_counts",
+    "null_value_counts",
+    "nan_value_counts",
+    "lower_bounds",
+    "upper_bounds",
+    "key_metadata",
+    "split_offsets",
+    "equality_ids",
+    "sort_order_id",
+]
 
 
 def _java_entries(tables: Warehouse, name: str) -> dict[str, dict[str, Any]]:
@@ -179,5 +191,7 @@ def test_java_reads_manifests_frazil_wrote(tables: Warehouse, java_table: str) -
     iterator = planned.iterator()
     while iterator.hasNext():
         paths.append(str(iterator.next().file().location()))
-    live = {p for p, e in before_entries.items() if e["status"] != 2 and e["data_file"]["content"] == 0}
+    live = {
+        p for p, e in before_entries.items() if e["status"] != 2 and e["data_file"]["content"] == 0
+    }
     assert sorted(paths) == sorted(live)

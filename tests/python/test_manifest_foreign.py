@@ -11,7 +11,6 @@ from typing import Any
 
 import fastavro
 import pytest
-
 from frazil import manifest as m
 from frazil.errors import InvalidDataError
 
@@ -33,21 +32,23 @@ def opt(t: Any) -> list[Any]:
 def int_map(name: str, key_id: int, value_id: int, value: str, field_id: int) -> dict[str, Any]:
     return {
         "name": name,
-        "type": opt({
-            "type": "array",
-            "logicalType": "map",
-            "items": {
-                "type": "record",
-                "name": f"k{key_id}_v{value_id}",
-                "fields": [
-                    {"name": "key", "type": "int", "field-id": key_id},
-                    {"name": "value", "type": value, "field-id": value_id},
-                ],
-            },
-        }),
+        "type": opt(
+            {
+                "type": "array",
+                "logicalType": "map",
+                "items": {
+                    "type": "record",
+                    "name": f"k{key_id}_v{value_id}",
+                    "fields": [
+                        {"name": "key", "type": "int", "field-id": key_id},
+                        {"name": "value", "type": value, "field-id": value_id},
+                    ],
+                },
+            }
+        ),
         "default": None,
         "field-id": field_id,
-    }  # fmt: skip
+    }
 
 
 def v1_schema() -> dict[str, Any]:
@@ -58,15 +59,27 @@ def v1_schema() -> dict[str, Any]:
         "fields": [
             {"name": "file_path", "type": "string", "field-id": 100},
             {"name": "file_format", "type": "string", "field-id": 101},
-            {"name": "partition", "type": {"type": "record", "name": "r102", "fields": [
-                {"name": "region", "type": opt("string"), "default": None, "field-id": 1000}]},
-             "field-id": 102},
+            {
+                "name": "partition",
+                "type": {
+                    "type": "record",
+                    "name": "r102",
+                    "fields": [
+                        {"name": "region", "type": opt("string"), "default": None, "field-id": 1000}
+                    ],
+                },
+                "field-id": 102,
+            },
             {"name": "record_count", "type": "long", "field-id": 103},
             {"name": "file_size_in_bytes", "type": "long", "field-id": 104},
             {"name": "block_size_in_bytes", "type": "long", "field-id": 105},
             {"name": "file_ordinal", "type": opt("int"), "default": None, "field-id": 106},
-            {"name": "sort_columns", "type": opt({"type": "array", "items": "int", "element-id": 112}),
-             "default": None, "field-id": 107},
+            {
+                "name": "sort_columns",
+                "type": opt({"type": "array", "items": "int", "element-id": 112}),
+                "default": None,
+                "field-id": 107,
+            },
             int_map("column_sizes", 117, 118, "long", 108),
             int_map("value_counts", 119, 120, "long", 109),
             int_map("null_value_counts", 121, 122, "long", 110),
@@ -74,10 +87,14 @@ def v1_schema() -> dict[str, Any]:
             int_map("lower_bounds", 126, 127, "bytes", 125),
             int_map("upper_bounds", 129, 130, "bytes", 128),
             {"name": "key_metadata", "type": opt("bytes"), "default": None, "field-id": 131},
-            {"name": "split_offsets", "type": opt({"type": "array", "items": "long", "element-id": 133}),
-             "default": None, "field-id": 132},
+            {
+                "name": "split_offsets",
+                "type": opt({"type": "array", "items": "long", "element-id": 133}),
+                "default": None,
+                "field-id": 132,
+            },
         ],
-    }  # fmt: skip
+    }
     return {
         "type": "record",
         "name": "manifest_entry",
@@ -95,21 +112,37 @@ def v2_schema() -> dict[str, Any]:
         "type": "record",
         "name": "r2",
         "fields": [
-            {"name": "future_field", "type": opt({"type": "map", "values": "long"}), "default": None,
-             "field-id": 9999},
+            {
+                "name": "future_field",
+                "type": opt({"type": "map", "values": "long"}),
+                "default": None,
+                "field-id": 9999,
+            },
             {"name": "file_format", "type": "string", "field-id": 101},
             {"name": "file_path", "type": "string", "field-id": 100},
             {"name": "content", "type": "int", "field-id": 134},
-            {"name": "partition", "type": {"type": "record", "name": "r102", "fields": [
-                {"name": "region", "type": opt("string"), "default": None, "field-id": 1000}]},
-             "field-id": 102},
+            {
+                "name": "partition",
+                "type": {
+                    "type": "record",
+                    "name": "r102",
+                    "fields": [
+                        {"name": "region", "type": opt("string"), "default": None, "field-id": 1000}
+                    ],
+                },
+                "field-id": 102,
+            },
             {"name": "record_count", "type": "long", "field-id": 103},
             {"name": "file_size_in_bytes", "type": "long", "field-id": 104},
             int_map("lower_bounds", 126, 127, "bytes", 125),
-            {"name": "equality_ids", "type": opt({"type": "array", "items": "int", "element-id": 136}),
-             "default": None, "field-id": 135},
+            {
+                "name": "equality_ids",
+                "type": opt({"type": "array", "items": "int", "element-id": 136}),
+                "default": None,
+                "field-id": 135,
+            },
         ],
-    }  # fmt: skip
+    }
     return {
         "type": "record",
         "name": "manifest_entry",
@@ -123,11 +156,22 @@ def v2_schema() -> dict[str, Any]:
     }
 
 
-def write(path: Path, schema: dict[str, Any], records: list[Any], meta: dict[str, str],
-          codec: str = "deflate") -> None:  # fmt: skip
+def write(
+    path: Path,
+    schema: dict[str, Any],
+    records: list[Any],
+    meta: dict[str, str],
+    codec: str = "deflate",
+) -> None:
     with open(path, "wb") as out:
-        fastavro.writer(out, fastavro.parse_schema(schema), records, codec=codec, metadata=meta,
-                        sync_interval=200)  # fmt: skip
+        fastavro.writer(
+            out,
+            fastavro.parse_schema(schema),
+            records,
+            codec=codec,
+            metadata=meta,
+            sync_interval=200,
+        )
 
 
 def v1_record(i: int) -> dict[str, Any]:
@@ -234,15 +278,44 @@ def test_manifest_list_from_another_writer_v1(tmp_path: Path) -> None:
             {"name": "manifest_length", "type": "long", "field-id": 501},
             {"name": "partition_spec_id", "type": "int", "field-id": 502},
             {"name": "added_snapshot_id", "type": opt("long"), "default": None, "field-id": 503},
-            {"name": "added_data_files_count", "type": opt("int"), "default": None, "field-id": 504},
-            {"name": "partitions", "type": opt({"type": "array", "element-id": 508, "items": {
-                "type": "record", "name": "r508", "fields": [
-                    {"name": "contains_null", "type": "boolean", "field-id": 509},
-                    {"name": "lower_bound", "type": opt("bytes"), "default": None, "field-id": 510},
-                    {"name": "upper_bound", "type": opt("bytes"), "default": None, "field-id": 511}]}}),
-             "default": None, "field-id": 507},
+            {
+                "name": "added_data_files_count",
+                "type": opt("int"),
+                "default": None,
+                "field-id": 504,
+            },
+            {
+                "name": "partitions",
+                "type": opt(
+                    {
+                        "type": "array",
+                        "element-id": 508,
+                        "items": {
+                            "type": "record",
+                            "name": "r508",
+                            "fields": [
+                                {"name": "contains_null", "type": "boolean", "field-id": 509},
+                                {
+                                    "name": "lower_bound",
+                                    "type": opt("bytes"),
+                                    "default": None,
+                                    "field-id": 510,
+                                },
+                                {
+                                    "name": "upper_bound",
+                                    "type": opt("bytes"),
+                                    "default": None,
+                                    "field-id": 511,
+                                },
+                            ],
+                        },
+                    }
+                ),
+                "default": None,
+                "field-id": 507,
+            },
         ],
-    }  # fmt: skip
+    }
     records = [
         {
             "manifest_path": "m.avro",
@@ -264,7 +337,11 @@ def test_manifest_list_from_another_writer_v1(tmp_path: Path) -> None:
 
 
 def test_schema_without_field_ids_is_refused(tmp_path: Path) -> None:
-    schema = {"type": "record", "name": "manifest_entry", "fields": [{"name": "status", "type": "int"}]}
+    schema = {
+        "type": "record",
+        "name": "manifest_entry",
+        "fields": [{"name": "status", "type": "int"}],
+    }
     path = tmp_path / "noid.avro"
     write(path, schema, [{"status": 1}], {})
     with pytest.raises(InvalidDataError, match=r"noid\.avro.*field-id"):

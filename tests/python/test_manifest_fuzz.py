@@ -6,11 +6,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from frazil import manifest as m
 from frazil.errors import FrazilError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 SCHEMA = {
     "type": "struct",
@@ -20,8 +19,10 @@ SCHEMA = {
         {"id": 2, "name": "s", "required": False, "type": "string"},
     ],
 }
-SPEC = {"spec-id": 0, "fields": [{"name": "s", "transform": "identity", "source-id": 2,
-                                  "field-id": 1000}]}  # fmt: skip
+SPEC = {
+    "spec-id": 0,
+    "fields": [{"name": "s", "transform": "identity", "source-id": 2, "field-id": 1000}],
+}
 
 
 def _seed() -> tuple[bytes, bytes]:
@@ -45,8 +46,9 @@ def _seed() -> tuple[bytes, bytes]:
             for i in range(8)
         ]
         row = m.write_manifest(path, entries, schema=SCHEMA, spec=SPEC, codec="null")
-        m.write_manifest_list(Path(tmp) / "l.avro", [row], snapshot_id=1, sequence_number=1,
-                              codec="null")  # fmt: skip
+        m.write_manifest_list(
+            Path(tmp) / "l.avro", [row], snapshot_id=1, sequence_number=1, codec="null"
+        )
         return path.read_bytes(), (Path(tmp) / "l.avro").read_bytes()
 
 

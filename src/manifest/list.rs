@@ -24,6 +24,7 @@ pub fn read_manifest_list(data: &[u8], location: &str) -> Result<RecordBatch> {
 
 fn read_inner(data: &[u8]) -> Result<RecordBatch> {
     let header = container::read_header(data)?;
+    super::reader::require_field_ids(&header.schema)?;
     format_version(&header)?;
     let fields = manifest_file_fields(None);
     let mut array = avro::read_with(data, &header, &Type::Struct(fields))?;
@@ -92,10 +93,20 @@ pub fn write_manifest_list(
     }
     let mut manifests = manifests.clone();
     let mut next_row_id = options.first_row_id;
+    // Manifests without a snapshot id are new in this snapshot.
+    if let Some(column) = manifests.column_by_name("added_snapshot_id") {
+        let c = column.as_primitive_opt::<Int64Type>().ok_or_else(|| {
+            Error::TypeMismatch("column added_snapshot_id must be int64".to_owned())
+        })?;
+        let filled: Int64Array = c.iter().map(|v| Some(v.unwrap_or(options.snapshot_id))).collect();
+        manifests = replace_child(&manifests, "added_snapshot_id", Arc::new(filled))?;
+    }
     if version >= 2 {
         for name in ["sequence_number", "min_sequence_number"] {
             if let Some(column) = manifests.column_by_name(name) {
-                let c = column.as_primitive::<Int64Type>();
+                let c = column.as_primitive_opt::<Int64Type>().ok_or_else(|| {
+                    Error::TypeMismatch(format!("column {name} must be int64"))
+                })?;
                 let filled: Int64Array = c
                     .iter()
                     .map(|v| Some(v.unwrap_or(options.sequence_number)))
@@ -109,7 +120,10 @@ pub fn write_manifest_list(
             manifests.column_by_name("first_row_id"),
             options.first_row_id,
         ) {
-            let first = column.as_primitive::<Int64Type>().clone();
+            let first = column
+                .as_primitive_opt::<Int64Type>()
+                .ok_or_else(|| Error::TypeMismatch("column first_row_id must be int64".to_owned()))?
+                .clone();
             let content = int_column(&manifests, "content")?;
             let added = long_column(&manifests, "added_rows_count")?;
             let existing = long_column(&manifests, "existing_rows_count")?;

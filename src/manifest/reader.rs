@@ -197,6 +197,7 @@ fn read_manifest_inner(
     inherit: Option<Inherit>,
 ) -> Result<RecordBatch> {
     let header = container::read_header(data)?;
+    require_field_ids(&header.schema)?;
     let version = format_version(&header)?;
     let all = entry_read_fields(manifest_partition_type(&header)?);
     let requested = match columns {
@@ -406,4 +407,19 @@ fn check_bounds(array: &StructArray, widths: &[(u8, &'static str)]) -> Result<()
         }
     }
     Ok(())
+}
+
+/// Iceberg Avro files carry a field id on every field (Appendix A, "Field
+/// IDs"); a file without them is not an Iceberg manifest.
+pub fn require_field_ids(schema: &AvroSchema) -> Result<()> {
+    let AvroSchema::Record(record) = schema else {
+        return Err(Error::InvalidData(format!("Avro schema is a {}, not a record", schema.kind())));
+    };
+    match record.fields.iter().find(|f| f.field_id.is_none()) {
+        Some(f) => Err(Error::InvalidData(format!(
+            "Avro field {} has no field-id (not an Iceberg schema)",
+            f.name
+        ))),
+        None => Ok(()),
+    }
 }

@@ -230,9 +230,9 @@ def test_v2_manifest_with_reordered_and_unknown_fields(tmp_path: Path) -> None:
     records = [
         {
             "status": [1, 0, 2][i % 3],
-            "snapshot_id": None if i % 3 == 1 else 7,
-            "sequence_number": None if i % 3 == 1 else 3,
-            "file_sequence_number": None if i % 3 == 1 else 4,
+            "snapshot_id": None if i % 3 == 0 else 7,
+            "sequence_number": None if i % 3 == 0 else 3,
+            "file_sequence_number": None if i % 3 == 0 else 4,
             "data_file": {
                 "future_field": {"a": 1},
                 "file_format": "PARQUET",

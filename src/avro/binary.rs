@@ -110,7 +110,40 @@ impl<'a> Cursor<'a> {
     /// Skips a varint without decoding it.
     #[inline(always)]
     pub fn skip_long(&mut self) -> Result<()> {
-        self.read_long().map(|_| ())
+        self.skip_longs(1)
+    }
+
+    /// Skips `n` varints: a varint ends at each byte whose high bit is
+    /// clear, so whole 8-byte words are counted at once.
+    #[inline]
+    pub fn skip_longs(&mut self, mut n: usize) -> Result<()> {
+        while n > 0 {
+            let rest = self.data.get(self.pos..).unwrap_or(&[]);
+            if rest.len() < 8 {
+                self.read_long()?;
+                n -= 1;
+                continue;
+            }
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&rest[..8]);
+            let stops = !u64::from_le_bytes(word) & 0x8080_8080_8080_8080;
+            let count = stops.count_ones() as usize;
+            if count == 0 {
+                // Inside a varint longer than 8 bytes (at most 10 are valid).
+                self.pos += 8;
+            } else if count <= n {
+                self.pos += (63 - stops.leading_zeros() as usize) / 8 + 1;
+                n -= count;
+            } else {
+                let mut s = stops;
+                for _ in 1..n {
+                    s &= s - 1;
+                }
+                self.pos += s.trailing_zeros() as usize / 8 + 1;
+                n = 0;
+            }
+        }
+        Ok(())
     }
 
     #[inline(always)]
@@ -176,6 +209,25 @@ mod tests {
             assert_eq!(c.read_long().unwrap(), v);
             assert!(c.is_empty());
         }
+    }
+
+    #[test]
+    fn skipping_many_varints_lands_where_decoding_does() {
+        let values: Vec<i64> = (0..200).map(|i| (i * 7919) << (i % 50)).collect();
+        let mut out = Vec::new();
+        for v in &values {
+            write_long(&mut out, *v);
+        }
+        for n in 0..values.len() {
+            let mut a = Cursor::new(&out);
+            let mut b = Cursor::new(&out);
+            a.skip_longs(n).unwrap();
+            for _ in 0..n {
+                b.read_long().unwrap();
+            }
+            assert_eq!(a.position(), b.position(), "{n}");
+        }
+        assert!(Cursor::new(&out).skip_longs(values.len() + 1).is_err());
     }
 
     #[test]

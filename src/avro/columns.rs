@@ -237,6 +237,22 @@ impl Builders {
         }
     }
 
+    /// Room for `rows` more values in every column.
+    pub fn reserve(&mut self, rows: usize) {
+        for c in &mut self.i32s {
+            c.values.reserve(rows);
+        }
+        for c in &mut self.i64s {
+            c.values.reserve(rows);
+        }
+        for c in &mut self.bins {
+            c.offsets.reserve(rows);
+        }
+        for c in &mut self.lists {
+            c.offsets.reserve(rows);
+        }
+    }
+
     fn new_list(&mut self) -> usize {
         push_len(
             &mut self.lists,

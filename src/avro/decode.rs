@@ -22,6 +22,10 @@ enum Skip {
     Bytes,
     Record(Vec<Skip>),
     Array(Box<Skip>),
+    /// An array whose items are records of `n` varints (int -> long maps).
+    VarintArray(usize),
+    /// An array of {varint, bytes} records (int -> binary maps: the bounds).
+    VarintBytesArray,
     Map(Box<Skip>),
     Union(Vec<Skip>),
 }
@@ -61,11 +65,27 @@ enum Node {
         col: usize,
         item: Box<Node>,
     },
+    /// An Iceberg map with int keys and long or binary values.
+    IntMap {
+        col: usize,
+        key: usize,
+        value: MapValue,
+    },
     StringMap {
         col: usize,
         key: usize,
         value: Box<Node>,
     },
+}
+
+/// The value column of an [`Node::IntMap`], with the null branch index of
+/// an optional value.
+#[derive(Debug, Clone, Copy)]
+enum MapValue {
+    Long(usize),
+    OptLong(i64, usize),
+    Bytes(usize),
+    OptBytes(i64, usize),
 }
 
 /// A compiled plan for one (writer schema, read type) pair.
@@ -154,7 +174,16 @@ fn compile_skip(schema: &Schema) -> Skip {
         Schema::Record(r) => {
             Skip::Record(r.fields.iter().map(|f| compile_skip(&f.schema)).collect())
         }
-        Schema::Array { items, .. } => Skip::Array(Box::new(compile_skip(items))),
+        Schema::Array { items, .. } => match compile_skip(items) {
+            Skip::Varint => Skip::VarintArray(1),
+            Skip::Record(fields) if fields.iter().all(|f| matches!(f, Skip::Varint)) => {
+                Skip::VarintArray(fields.len())
+            }
+            Skip::Record(fields) if matches!(fields.as_slice(), [Skip::Varint, Skip::Bytes]) => {
+                Skip::VarintBytesArray
+            }
+            item => Skip::Array(Box::new(item)),
+        },
         Schema::Map { values, .. } => Skip::Map(Box::new(compile_skip(values))),
         Schema::Union(branches) => Skip::Union(branches.iter().map(compile_skip).collect()),
     }
@@ -208,6 +237,28 @@ fn compile_node(writer: &Schema, slot: &Slot, path: &str) -> Result<Node> {
                     compile_node(&entry.fields[0].schema, key, &format!("{path}.key"))?,
                     compile_node(&entry.fields[1].schema, value, &format!("{path}.value"))?,
                 ];
+                // The metrics maps (int -> long, int -> binary) get a tight loop.
+                if let [Node::Int(key_col), value_node] = fields.as_slice() {
+                    let value = match value_node {
+                        Node::Long(c) => Some(MapValue::Long(*c)),
+                        Node::Bytes(c) => Some(MapValue::Bytes(*c)),
+                        Node::Optional {
+                            null_index, inner, ..
+                        } => match inner.as_ref() {
+                            Node::Long(c) => Some(MapValue::OptLong(*null_index, *c)),
+                            Node::Bytes(c) => Some(MapValue::OptBytes(*null_index, *c)),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    if let Some(value) = value {
+                        return Ok(Node::IntMap {
+                            col: *col,
+                            key: *key_col,
+                            value,
+                        });
+                    }
+                }
                 Ok(Node::Array {
                     col: *col,
                     item: Box::new(Node::Record {
@@ -370,6 +421,23 @@ fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
             }
             b.lists[*col].push(total)?;
         }
+        Node::IntMap { col, key, value } => {
+            let mut total = 0usize;
+            loop {
+                let (count, _) = c.read_block_count()?;
+                if count == 0 {
+                    break;
+                }
+                check_items(c, count)?;
+                for _ in 0..count {
+                    let k = c.read_int()?;
+                    b.i32s[*key].push(k);
+                    int_map_value(*value, c, b)?;
+                }
+                total += count;
+            }
+            b.lists[*col].push(total)?;
+        }
         Node::Skip(s) => skip(s, c)?,
         Node::Missing(slot) => b.push_null(slot),
         Node::Bool(col) => {
@@ -429,6 +497,49 @@ fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
     Ok(())
 }
 
+#[inline(always)]
+fn int_map_value(value: MapValue, c: &mut Cursor, b: &mut Builders) -> Result<()> {
+    let present = |null_index: i64, c: &mut Cursor| -> Result<bool> {
+        let branch = c.read_long()?;
+        if branch == null_index {
+            Ok(false)
+        } else if branch == 1 - null_index {
+            Ok(true)
+        } else {
+            Err(Error::InvalidData(format!(
+                "invalid Avro union branch {branch}"
+            )))
+        }
+    };
+    match value {
+        MapValue::Long(col) => {
+            let v = c.read_long()?;
+            b.i64s[col].push(v);
+        }
+        MapValue::Bytes(col) => {
+            let v = c.read_bytes()?;
+            b.bins[col].push(v)?;
+        }
+        MapValue::OptLong(null_index, col) => {
+            if present(null_index, c)? {
+                let v = c.read_long()?;
+                b.i64s[col].push(v);
+            } else {
+                b.i64s[col].push_null();
+            }
+        }
+        MapValue::OptBytes(null_index, col) => {
+            if present(null_index, c)? {
+                let v = c.read_bytes()?;
+                b.bins[col].push(v)?;
+            } else {
+                b.bins[col].push_null();
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Items of Iceberg arrays and maps take at least one byte each: a larger
 /// count than the bytes left is corruption.
 #[inline(always)]
@@ -455,6 +566,33 @@ fn skip(s: &Skip, c: &mut Cursor) -> Result<()> {
                 skip(f, c)?;
             }
         }
+        Skip::VarintArray(per_item) => loop {
+            let (count, size) = c.read_block_count()?;
+            if count == 0 {
+                break;
+            }
+            if let Some(size) = size {
+                c.skip(size)?;
+                continue;
+            }
+            check_items(c, count)?;
+            c.skip_longs(count.saturating_mul(*per_item))?;
+        },
+        Skip::VarintBytesArray => loop {
+            let (count, size) = c.read_block_count()?;
+            if count == 0 {
+                break;
+            }
+            if let Some(size) = size {
+                c.skip(size)?;
+                continue;
+            }
+            check_items(c, count)?;
+            for _ in 0..count {
+                c.skip_long()?;
+                c.read_bytes()?;
+            }
+        },
         Skip::Array(item) | Skip::Map(item) => loop {
             let (count, size) = c.read_block_count()?;
             if count == 0 {

@@ -51,14 +51,22 @@ pub fn plan_for(header: &Header, read_type: &Type) -> Result<Arc<Plan>> {
 pub fn read_with(data: &[u8], header: &Header, read_type: &Type) -> Result<StructArray> {
     let plan = plan_for(header, read_type)?;
     let mut builders = plan.builders();
+    // A first pass over the block headers counts the records, so that the
+    // columns are allocated once instead of growing by doubling.
+    let mut counting = container::Blocks::new(data, header);
+    let mut records = 0usize;
+    while let Ok(Some((count, _))) = counting.next_block() {
+        records = records.saturating_add(count);
+    }
+    builders.reserve(records.min(data.len()));
     let mut blocks = container::Blocks::new(data, header);
     let mut scratch = Vec::new();
     while let Some((count, block)) = blocks.next_block()? {
         let plain: &[u8] = if header.codec == Codec::Null {
             block
         } else {
-            header.codec.decompress(block, &mut scratch)?;
-            &scratch
+            let n = header.codec.decompress_into(block, &mut scratch)?;
+            scratch.get(..n).unwrap_or(&[])
         };
         plan.decode_block(plain, count, &mut builders)?;
     }

@@ -98,15 +98,18 @@ pub fn write_manifest_list(
         let c = column.as_primitive_opt::<Int64Type>().ok_or_else(|| {
             Error::TypeMismatch("column added_snapshot_id must be int64".to_owned())
         })?;
-        let filled: Int64Array = c.iter().map(|v| Some(v.unwrap_or(options.snapshot_id))).collect();
+        let filled: Int64Array = c
+            .iter()
+            .map(|v| Some(v.unwrap_or(options.snapshot_id)))
+            .collect();
         manifests = replace_child(&manifests, "added_snapshot_id", Arc::new(filled))?;
     }
     if version >= 2 {
         for name in ["sequence_number", "min_sequence_number"] {
             if let Some(column) = manifests.column_by_name(name) {
-                let c = column.as_primitive_opt::<Int64Type>().ok_or_else(|| {
-                    Error::TypeMismatch(format!("column {name} must be int64"))
-                })?;
+                let c = column
+                    .as_primitive_opt::<Int64Type>()
+                    .ok_or_else(|| Error::TypeMismatch(format!("column {name} must be int64")))?;
                 let filled: Int64Array = c
                     .iter()
                     .map(|v| Some(v.unwrap_or(options.sequence_number)))

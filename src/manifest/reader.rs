@@ -413,7 +413,10 @@ fn check_bounds(array: &StructArray, widths: &[(u8, &'static str)]) -> Result<()
 /// IDs"); a file without them is not an Iceberg manifest.
 pub fn require_field_ids(schema: &AvroSchema) -> Result<()> {
     let AvroSchema::Record(record) = schema else {
-        return Err(Error::InvalidData(format!("Avro schema is a {}, not a record", schema.kind())));
+        return Err(Error::InvalidData(format!(
+            "Avro schema is a {}, not a record",
+            schema.kind()
+        )));
     };
     match record.fields.iter().find(|f| f.field_id.is_none()) {
         Some(f) => Err(Error::InvalidData(format!(

@@ -241,9 +241,11 @@ pub fn write_manifest(
                 stats.deleted_files += 1;
                 stats.deleted_rows += rows_in_file;
             }
-            other => return Err(Error::InvalidValue(format!(
+            other => {
+                return Err(Error::InvalidValue(format!(
                 "entry {i}: status must be 0 (existing), 1 (added) or 2 (deleted), not {other:?}"
-            ))),
+            )))
+            }
         }
         if let Some(contents) = &contents {
             let content = contents[i].unwrap_or(-1);

@@ -32,13 +32,19 @@ pub fn read_manifests(
     columns: Option<&[String]>,
     threads: usize,
 ) -> Result<Vec<RecordBatch>> {
+    let read_one = |(location, inherit): &(String, Option<Inherit>)| {
+        let data = read_location(location)?;
+        read_manifest(&data, location, columns, *inherit)
+    };
+    if threads <= 1 {
+        // On the calling thread: `par_iter` outside a pool would use rayon's
+        // global pool, whatever `threads` says.
+        return manifests.iter().map(read_one).collect();
+    }
     crate::runtime::run(threads, || {
         manifests
             .par_iter()
-            .map(|(location, inherit)| {
-                let data = read_location(location)?;
-                read_manifest(&data, location, columns, *inherit)
-            })
+            .map(read_one)
             .collect::<Result<Vec<_>>>()
     })?
 }

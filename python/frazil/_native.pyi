@@ -33,3 +33,41 @@ def value_to_json(type_text: str, value: Any) -> str: ...
 def value_from_json(type_text: str, json_text: str) -> Any: ...
 def value_hash(type_text: str, value: Any) -> int: ...
 def _panic_for_tests(message: str) -> None: ...
+
+# src/py/manifest.rs: tables cross as pyarrow Tables and Schemas; inherit is
+# (added_snapshot_id, sequence_number, first_row_id) of the manifest-list row.
+
+_Inherit = tuple[int | None, int, int | None]
+
+def read_manifest(
+    location: str, columns: list[str] | None = None, inherit: _Inherit | None = None
+) -> Any: ...
+def read_manifests(
+    locations: list[str],
+    inherits: list[_Inherit | None],
+    columns: list[str] | None = None,
+    threads: int = 0,
+) -> list[Any]: ...
+def read_manifest_list(location: str) -> Any: ...
+def write_manifest(
+    location: str,
+    entries: Any,
+    schema_json: str,
+    spec_json: str,
+    spec_id: int,
+    format_version: int,
+    deletes: bool,
+    snapshot_id: int | None,
+    codec: str = "deflate",
+) -> tuple[bytes, Any]: ...
+def write_manifest_list(
+    manifests: Any,
+    format_version: int,
+    snapshot_id: int,
+    parent_snapshot_id: int | None,
+    sequence_number: int,
+    first_row_id: int | None = None,
+    codec: str = "deflate",
+) -> tuple[bytes, int | None]: ...
+def manifest_entry_schema(spec_json: str, schema_json: str) -> Any: ...
+def manifest_file_schema() -> Any: ...

@@ -98,7 +98,7 @@ pub(crate) fn map_values<T: Copy, O: Copy>(values: &[T], f: impl Fn(T) -> O + Co
 /// which AVX2 cannot do packed and LLVM would emulate slowly.
 #[inline(always)]
 pub(crate) fn map_values_plain<T: Copy, O: Copy>(values: &[T], f: impl Fn(T) -> O) -> Vec<O> {
-    let mut out = Vec::with_capacity(values.len());
+    let mut out = output_vec(values.len());
     for (slot, &v) in out.spare_capacity_mut().iter_mut().zip(values) {
         slot.write(f(v));
     }
@@ -106,6 +106,39 @@ pub(crate) fn map_values_plain<T: Copy, O: Copy>(values: &[T], f: impl Fn(T) -> 
     unsafe { out.set_len(values.len()) };
     out
 }
+
+/// Output buffers of this size or more ask the kernel for transparent huge
+/// pages: a fresh multi-megabyte buffer otherwise costs one page fault per
+/// 4 KiB, which on large arrays takes longer than the transform itself.
+const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+
+/// An empty vector with room for `len` values, backed by huge pages when large.
+pub(crate) fn output_vec<O>(len: usize) -> Vec<O> {
+    let out: Vec<O> = Vec::with_capacity(len);
+    let bytes = len.saturating_mul(std::mem::size_of::<O>());
+    if bytes >= HUGE_PAGE_THRESHOLD {
+        advise_huge_pages(out.as_ptr().cast::<u8>(), bytes);
+    }
+    out
+}
+
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(start: *const u8, bytes: usize) {
+    const PAGE: usize = 4096;
+    let first = (start as usize).next_multiple_of(PAGE);
+    let end = (start as usize + bytes) & !(PAGE - 1);
+    if end > first {
+        // SAFETY: the range lies inside an allocation we own and is page
+        // aligned; MADV_HUGEPAGE is only a hint and changes no contents. A
+        // failure (THP disabled) just leaves ordinary pages, so it is ignored.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_start: *const u8, _bytes: usize) {}
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]

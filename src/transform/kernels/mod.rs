@@ -107,6 +107,45 @@ pub(crate) fn map_values_plain<T: Copy, O: Copy>(values: &[T], f: impl Fn(T) -> 
     out
 }
 
+/// Appends `values.map(f)` to `out` (which must have room), with the same
+/// AVX2 dispatch as [`map_values`].
+#[inline(always)]
+pub(crate) fn map_values_into<T: Copy, O: Copy>(
+    values: &[T],
+    out: &mut Vec<O>,
+    f: impl Fn(T) -> O + Copy,
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, as checked just above.
+            return unsafe { map_values_into_avx2(values, out, f) };
+        }
+    }
+    map_values_into_plain(values, out, f)
+}
+
+#[inline(always)]
+fn map_values_into_plain<T: Copy, O: Copy>(values: &[T], out: &mut Vec<O>, f: impl Fn(T) -> O) {
+    out.reserve(values.len());
+    let start = out.len();
+    for (slot, &v) in out.spare_capacity_mut().iter_mut().zip(values) {
+        slot.write(f(v));
+    }
+    // SAFETY: the loop wrote the values.len() slots after `start`.
+    unsafe { out.set_len(start + values.len()) };
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn map_values_into_avx2<T: Copy, O: Copy>(
+    values: &[T],
+    out: &mut Vec<O>,
+    f: impl Fn(T) -> O,
+) {
+    map_values_into_plain(values, out, f)
+}
+
 /// Output buffers of this size or more ask the kernel for transparent huge
 /// pages: a fresh multi-megabyte buffer otherwise costs one page fault per
 /// 4 KiB, which on large arrays takes longer than the transform itself.

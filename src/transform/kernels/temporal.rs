@@ -13,7 +13,10 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, Int32Array, PrimitiveArray};
 use arrow_schema::{DataType, TimeUnit};
 
-use super::{downcast, first_bad_valid, map_values, map_values_plain, min_max, unsupported};
+use super::{
+    downcast, first_bad_valid, map_values, map_values_into, map_values_plain, min_max, output_vec,
+    unsupported,
+};
 use crate::error::{Error, Result};
 use crate::transform::Transform;
 
@@ -200,7 +203,27 @@ where
 {
     let values = array.values();
     let fits = |r: i64| i32::try_from(r).is_ok();
-    let (min, max) = min_max(values).unwrap_or((0, 0));
+    // `f` is monotonic: when even the images of i64's extremes fit an int (as
+    // for days of microseconds), no value can overflow and the pass that finds
+    // the input's range is skipped; on large arrays memory traffic dominates.
+    let fast_calendar = |lo: i64, hi: i64| {
+        lo.div_euclid(per_day) >= i64::from(FAST_MIN_DAYS)
+            && hi.div_euclid(per_day) <= i64::from(FAST_MAX_DAYS)
+    };
+    let calendar = matches!(transform, Transform::Year | Transform::Month);
+    let extremes_ok =
+        fits(f(i64::MIN)) && fits(f(i64::MAX)) && (!calendar || fast_calendar(i64::MIN, i64::MAX));
+    let (min, max, fused) = if extremes_ok {
+        (i64::MIN, i64::MAX, None)
+    } else if calendar {
+        let (min, max) = min_max(values).unwrap_or((0, 0));
+        (min, max, None)
+    } else {
+        // Day and hour: find the range in the same pass as the results and
+        // check it afterwards, rather than reading the input twice.
+        let (out, min, max) = map_with_range(values, move |v| f(v) as i32);
+        (min, max, Some(out))
+    };
     let all_fit = fits(f(min)) && fits(f(max));
     if !all_fit {
         if let Some(i) = first_bad_valid(array, |i| !fits(f(values[i]))) {
@@ -212,25 +235,63 @@ where
             )));
         }
     }
-    let out = match transform {
-        // Two passes: the 64-bit floor division to days does not vectorise,
-        // the calendar arithmetic on 32-bit day counts does. Every day count
-        // of an i64 timestamp in milliseconds or finer is in the fast range.
-        Transform::Year | Transform::Month
-            if min.div_euclid(per_day) >= i64::from(FAST_MIN_DAYS)
-                && max.div_euclid(per_day) <= i64::from(FAST_MAX_DAYS) =>
-        {
-            let days = map_values_plain(values, move |v| v.div_euclid(per_day) as i32);
+    let out = match (fused, transform) {
+        (Some(out), _) => out,
+        // Every day count of an i64 timestamp in microseconds or finer is in
+        // the fast calendar's range.
+        (None, Transform::Year | Transform::Month) if fast_calendar(min, max) => {
+            let to_days = move |v: i64| v.div_euclid(per_day) as i32;
             if transform == Transform::Year {
-                map_values(&days, fast_years)
+                days_then(values, to_days, fast_years)
             } else {
-                map_values(&days, fast_months)
+                days_then(values, to_days, fast_months)
             }
         }
-        _ => map_values_plain(values, move |v| f(v) as i32),
+        (None, _) => map_values_plain(values, move |v| f(v) as i32),
     };
     Ok(Arc::new(Int32Array::new(
         out.into(),
         array.nulls().cloned(),
     )))
+}
+
+/// `calendar(to_days(v))` for every value, in cache-sized blocks: the 64-bit
+/// floor division to days does not vectorise but the 32-bit calendar
+/// arithmetic does, so each block is divided into a small buffer that stays
+/// in L1 and then mapped with the vectorised loop, without a full-size
+/// intermediate array.
+fn days_then(
+    values: &[i64],
+    to_days: impl Fn(i64) -> i32 + Copy,
+    calendar: impl Fn(i32) -> i32 + Copy,
+) -> Vec<i32> {
+    const BLOCK: usize = 2048;
+    let mut out = output_vec::<i32>(values.len());
+    let mut days = [0i32; BLOCK];
+    for chunk in values.chunks(BLOCK) {
+        let block = &mut days[..chunk.len()];
+        for (slot, &v) in block.iter_mut().zip(chunk) {
+            *slot = to_days(v);
+        }
+        map_values_into(block, &mut out, calendar);
+    }
+    out
+}
+
+/// `values.map(f)` together with the smallest and largest input value
+/// (`(0, 0)` when empty), in one pass.
+fn map_with_range(values: &[i64], f: impl Fn(i64) -> i32) -> (Vec<i32>, i64, i64) {
+    let mut out = output_vec::<i32>(values.len());
+    let (mut min, mut max) = match values.first() {
+        Some(&first) => (first, first),
+        None => (0, 0),
+    };
+    for (slot, &v) in out.spare_capacity_mut().iter_mut().zip(values) {
+        min = min.min(v);
+        max = max.max(v);
+        slot.write(f(v));
+    }
+    // SAFETY: the loop wrote the first values.len() slots.
+    unsafe { out.set_len(values.len()) };
+    (out, min, max)
 }

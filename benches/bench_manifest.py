@@ -1,19 +1,29 @@
-"""Manifest decoding speed: entries per second, single-threaded and parallel.
+"""Manifest decoding speed: frazil against its peers, entries per second.
 
 Synthetic table: 200 manifests of 1,000 data-file entries (200,000 in all),
 10 columns of realistic metrics (sizes, value/null/NaN counts, lower and upper
-bounds), two partition fields, deflate. Run with a release build:
+bounds), two partition fields, deflate, written by frazil. The same files are
+read, in interleaved rounds, by frazil, pyiceberg (``ManifestFile.
+fetch_manifest_entry``), pyiceberg-core (``manifest.read_manifest_entries``),
+fastavro (plain records) and Apache Iceberg Java (``ManifestFiles.read``, timed
+inside a JVM kept running between rounds; benches/java/ManifestBench.java).
+Run with a release build and the test, interop and bench extras installed:
 
-    python benches/bench_manifest.py [--manifests 200] [--entries 1000] [--fastavro]
+    python benches/bench_manifest.py [--manifests 200] [--entries 1000] [--rounds 3]
+        [--skip pyiceberg,pyiceberg-core,fastavro,java]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
 import struct
+import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,23 +113,195 @@ def build(directory: Path, manifests: int, entries: int, codec: str) -> list[dic
     return m.read_manifest_list(directory / "snap.avro").to_pylist()
 
 
-def timed(label: str, total: int, fn: Any, repeat: int = 3) -> float:
-    """Best of `repeat` runs. Single-threaded reads run on the calling thread,
-    so the rate uses that thread's CPU time (``thread_time``): the machine is
-    shared, and wall time also measures the other tenants (and process time
-    the spinning BLAS threads that numpy starts). Wall time is shown too."""
-    best_cpu = best_wall = float("inf")
-    for _ in range(repeat):
+# (entries read, sum of their record_count): the sum checks that every reader
+# decoded the same entries.
+Result = tuple[int, int]
+
+NO_BOUNDS = [
+    "status",
+    "snapshot_id",
+    "sequence_number",
+    "file_sequence_number",
+    "data_file.content",
+    "data_file.file_path",
+    "data_file.file_format",
+    "data_file.partition",
+    "data_file.record_count",
+    "data_file.file_size_in_bytes",
+    "data_file.column_sizes",
+    "data_file.value_counts",
+    "data_file.null_value_counts",
+    "data_file.nan_value_counts",
+    "data_file.split_offsets",
+    "data_file.sort_order_id",
+]
+PLANNING = ["data_file.file_path", "data_file.partition", "data_file.record_count"]
+
+
+class Timing:
+    """Best (lowest CPU) of the rounds of one reader. Python readers run on the
+    calling thread, so CPU is that thread's time (``thread_time``): the machine
+    is shared, and wall time also measures the other tenants (and process time
+    the spinning BLAS threads that numpy starts). Java's CPU is the JVM's
+    process time, which also counts its garbage collector and JIT threads."""
+
+    def __init__(self, label: str, cpu_based: bool = True) -> None:
+        self.label = label
+        self.cpu_based = cpu_based
+        self.cpu = self.wall = float("inf")
+        self.result: Result | None = None
+
+    def add(self, cpu: float, wall: float, result: Result) -> None:
+        if self.result is not None and result != self.result:
+            raise AssertionError(f"{self.label}: read {result}, earlier {self.result}")
+        self.result = result
+        self.cpu, self.wall = min(self.cpu, cpu), min(self.wall, wall)
+
+    def rate(self) -> float:
+        assert self.result is not None
+        return self.result[0] / (self.cpu if self.cpu_based else self.wall)
+
+
+def python_timed(fn: Callable[[], Result]) -> Callable[[], tuple[float, float, Result]]:
+    def run() -> tuple[float, float, Result]:
         wall, cpu = time.perf_counter(), time.thread_time()
-        fn()
-        best_wall = min(best_wall, time.perf_counter() - wall)
-        best_cpu = min(best_cpu, time.thread_time() - cpu)
-    rate = total / best_cpu
-    print(
-        f"{label:<44} cpu {best_cpu * 1000:7.1f} ms  wall {best_wall * 1000:7.1f} ms"
-        f"  {rate / 1000:8.1f}k entries/s (cpu)"
-    )
-    return rate
+        result = fn()
+        return time.thread_time() - cpu, time.perf_counter() - wall, result
+
+    return run
+
+
+def frazil_reader(
+    listing: list[dict[str, Any]], columns: list[str] | None, threads: int
+) -> Callable[[], Result]:
+    import pyarrow.compute as pc
+
+    def read() -> Result:
+        tables = m.read_manifests(listing, columns=columns, threads=threads)
+        # Columnar output: counting is not decoding, so it stays out of the
+        # Python loop the peers need (it costs well under 1% of the read).
+        entries = sum(t.num_rows for t in tables)
+        records = sum(
+            pc.sum(pc.struct_field(t.column("data_file"), "record_count")).as_py() or 0
+            for t in tables
+        )
+        return entries, records
+
+    return read
+
+
+def pyiceberg_reader(listing_path: Path) -> Callable[[], Result]:
+    from pyiceberg.io.pyarrow import PyArrowFileIO
+    from pyiceberg.manifest import read_manifest_list
+
+    io = PyArrowFileIO()
+    manifests = list(read_manifest_list(io.new_input(str(listing_path))))
+
+    def read() -> Result:
+        entries = records = 0
+        for manifest in manifests:
+            for e in manifest.fetch_manifest_entry(io, discard_deleted=False):
+                records += e.data_file.record_count
+                entries += 1
+        return entries, records
+
+    return read
+
+
+def pyiceberg_core_reader(listing: list[dict[str, Any]]) -> Callable[[], Result]:
+    from pyiceberg_core import manifest as core
+
+    paths = [row["manifest_path"] for row in listing]
+
+    def read() -> Result:
+        entries = records = 0
+        for path in paths:
+            with open(path, "rb") as f:
+                data = f.read()
+            for e in core.read_manifest_entries(data).entries():
+                records += e.data_file.record_count
+                entries += 1
+        return entries, records
+
+    return read
+
+
+def fastavro_reader(listing: list[dict[str, Any]]) -> Callable[[], Result]:
+    import fastavro
+
+    paths = [row["manifest_path"] for row in listing]
+
+    def read() -> Result:
+        entries = records = 0
+        for path in paths:
+            with open(path, "rb") as f:
+                for e in fastavro.reader(f):
+                    records += e["data_file"]["record_count"]
+                    entries += 1
+        return entries, records
+
+    return read
+
+
+class JavaReader:
+    """Apache Iceberg Java 1.10 (the iceberg-spark-runtime jar) in a JVM that
+    stays up between rounds, so its JIT is warm and its rounds interleave
+    with the Python readers'. Single-threaded: one reader thread, serial GC."""
+
+    def __init__(self, listing_path: Path, build_dir: Path, warmup: int) -> None:
+        import pyspark
+        import snowpark_connect_deps_iceberg
+
+        runtime = [
+            j
+            for j in snowpark_connect_deps_iceberg.list_jars()
+            if Path(j).name.startswith("iceberg-spark-runtime-3.5_2.12-")
+        ]
+        slf4j = sorted((Path(pyspark.__file__).parent / "jars").glob("slf4j-api-*.jar"))
+        if not runtime or not slf4j or not shutil.which("javac"):
+            raise RuntimeError("needs javac, the iceberg-spark-runtime jar and pyspark's slf4j")
+        classpath = os.pathsep.join([str(runtime[0]), str(slf4j[0])])
+        source = Path(__file__).parent / "java" / "ManifestBench.java"
+        classes = build_dir / "classes"
+        subprocess.run(["javac", "-d", str(classes), "-cp", classpath, str(source)], check=True)
+        self.proc = subprocess.Popen(
+            [
+                "java",
+                "-XX:+UseSerialGC",
+                "-Xmx2g",
+                "-cp",
+                f"{classpath}{os.pathsep}{classes}",
+                "ManifestBench",
+                str(listing_path),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        ready = self.proc.stdout.readline()
+        if not ready.startswith("ready"):
+            raise RuntimeError(f"ManifestBench did not start: {ready!r}")
+        for _ in range(warmup):
+            self.command("all")
+            self.command("planning")
+
+    def command(self, cmd: str) -> tuple[float, float, Result]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(cmd + "\n")
+        self.proc.stdin.flush()
+        reply = self.proc.stdout.readline().split()
+        if len(reply) != 5:
+            raise RuntimeError(f"ManifestBench failed on {cmd!r}: {reply}")
+        entries, records, _thread_ns, process_ns, wall_ns = map(int, reply)
+        return process_ns / 1e9, wall_ns / 1e9, (entries, records)
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.flush()
+        self.proc.wait(timeout=30)
 
 
 def main() -> None:
@@ -127,65 +309,89 @@ def main() -> None:
     parser.add_argument("--manifests", type=int, default=200)
     parser.add_argument("--entries", type=int, default=1000)
     parser.add_argument("--codec", default="deflate")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--java-warmup", type=int, default=3, help="untimed Java passes")
     parser.add_argument(
-        "--fastavro", action="store_true", help="also time fastavro on 10 manifests"
+        "--skip", default="", help="comma-separated: pyiceberg,pyiceberg-core,fastavro,java"
     )
     args = parser.parse_args()
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         listing = build(directory, args.manifests, args.entries, args.codec)
+        listing_path = directory / "snap.avro"
         total = args.manifests * args.entries
         size = sum(r["manifest_length"] for r in listing)
         print(f"{args.manifests} manifests, {total} entries, {size / 1e6:.1f} MB ({args.codec})")
-        no_bounds = [
-            "status",
-            "snapshot_id",
-            "sequence_number",
-            "file_sequence_number",
-            "data_file.content",
-            "data_file.file_path",
-            "data_file.file_format",
-            "data_file.partition",
-            "data_file.record_count",
-            "data_file.file_size_in_bytes",
-            "data_file.column_sizes",
-            "data_file.value_counts",
-            "data_file.null_value_counts",
-            "data_file.nan_value_counts",
-            "data_file.split_offsets",
-            "data_file.sort_order_id",
+
+        readers: list[tuple[Timing, Callable[[], tuple[float, float, Result]]]] = [
+            (Timing("frazil, every field"), python_timed(frazil_reader(listing, None, 1))),
+            (
+                Timing("frazil, without bounds maps"),
+                python_timed(frazil_reader(listing, NO_BOUNDS, 1)),
+            ),
+            (
+                Timing("frazil, paths+partitions+counts"),
+                python_timed(frazil_reader(listing, PLANNING, 1)),
+            ),
+            (
+                Timing("frazil, every field, threads=2 (wall)", cpu_based=False),
+                python_timed(frazil_reader(listing, None, 2)),
+            ),
         ]
-        planning = ["data_file.file_path", "data_file.partition", "data_file.record_count"]
-        timed("frazil, every field, 1 thread", total, lambda: m.read_manifests(listing, threads=1))
-        timed(
-            "frazil, without bounds maps, 1 thread",
-            total,
-            lambda: m.read_manifests(listing, columns=no_bounds, threads=1),
-        )
-        timed(
-            "frazil, paths+partitions+counts, 1 thread",
-            total,
-            lambda: m.read_manifests(listing, columns=planning, threads=1),
-        )
-        start = time.perf_counter()
-        m.read_manifests(listing, threads=0)
-        wall = time.perf_counter() - start
-        label = "frazil, every field, all threads"
-        print(
-            f"{label:<44} wall {wall * 1000:7.1f} ms  {total / wall / 1000:8.1f}k entries/s (wall)"
-        )
-        if args.fastavro:
-            import fastavro
+        if "pyiceberg" not in skip:
+            readers.append(
+                (
+                    Timing("pyiceberg 0.12, every field"),
+                    python_timed(pyiceberg_reader(listing_path)),
+                )
+            )
+        if "pyiceberg-core" not in skip:
+            readers.append(
+                (
+                    Timing("pyiceberg-core, every field"),
+                    python_timed(pyiceberg_core_reader(listing)),
+                )
+            )
+        if "fastavro" not in skip:
+            readers.append(
+                (Timing("fastavro, every field (dicts)"), python_timed(fastavro_reader(listing)))
+            )
+        java = None
+        if "java" not in skip:
+            try:
+                java = JavaReader(listing_path, directory, args.java_warmup)
+            except (ImportError, RuntimeError, OSError, subprocess.CalledProcessError) as e:
+                print(f"Java skipped: {e}")
+        if java is not None:
+            jv = java
+            readers.append((Timing("Iceberg Java 1.10, every field"), lambda: jv.command("all")))
+            readers.append(
+                (
+                    Timing("Iceberg Java 1.10, paths+partitions+counts"),
+                    lambda: jv.command("planning"),
+                )
+            )
+        try:
+            for _ in range(args.rounds):
+                for timing, run in readers:
+                    timing.add(*run())
+        finally:
+            if java is not None:
+                java.close()
 
-            few = listing[:10]
-
-            def read_fastavro() -> None:
-                for row in few:
-                    with open(row["manifest_path"], "rb") as f:
-                        list(fastavro.reader(f))
-
-            timed(
-                "fastavro, every field (10 manifests)", 10 * args.entries, read_fastavro, repeat=1
+        expected = readers[0][0].result
+        base = readers[0][0].rate()
+        print(f"best of {args.rounds} interleaved rounds; load average {os.getloadavg()}")
+        for timing, _ in readers:
+            if timing.result != expected:
+                raise AssertionError(f"{timing.label} read {timing.result}, frazil {expected}")
+            kind = "cpu" if timing.cpu_based else "wall"
+            print(
+                f"{timing.label:<44} cpu {timing.cpu * 1000:8.1f} ms"
+                f"  wall {timing.wall * 1000:8.1f} ms"
+                f"  {timing.rate() / 1000:8.1f}k entries/s ({kind})"
+                f"  frazil every field, 1 thread: {base / timing.rate():5.1f}x this"
             )
 
 

@@ -24,10 +24,9 @@ import org.apache.iceberg.relocated.com.google.common.collect.Lists;
  * Times Apache Iceberg Java's manifest reader (ManifestFiles.read) inside the JVM, driven by
  * benches/bench_manifest.py over stdin so that its rounds interleave with the Python readers.
  *
- * <p>Usage: java -cp runtime.jar:classes ManifestBench /path/to/manifest-list.avro. Commands, one
- * a line: "all" (every field) or "planning" (file_path, partition, record_count); each reply is
- * "<entries> <sum of record_count> <thread
- * cpu ns> <process cpu ns> <wall ns>". "quit" ends.
+ * <p>Usage: java -cp runtime.jar:slf4j-api.jar:classes ManifestBench manifest-list.avro. Commands,
+ * one a line: "all" (every field) or "planning" (file_path, partition, record_count); each reply
+ * is "entries sum-of-record_count thread-cpu-ns process-cpu-ns wall-ns". "quit" ends.
  */
 public class ManifestBench {
   /** Local files only: the runtime jar ships no Hadoop, so HadoopFileIO cannot be used. */

@@ -473,8 +473,12 @@ def run(args: argparse.Namespace) -> tuple[dict[tuple[str, str], Outcome], dict[
                     java.warm(case)
                 print(f"  {case.name:16} {impl.name:18} {out.status} {out.flag}", flush=True)
 
-        print(f"timing {args.reps} interleaved repetitions ...", flush=True)
+        print(
+            f"timing {args.reps} interleaved repetitions from {time.monotonic() - t_start:.0f} s",
+            flush=True,
+        )
         info["load_before"] = load_average()
+        info["fault_floor"] = fault_floor(n_big)
         gc.collect()
         gc.disable()
         for rep in range(args.reps):
@@ -485,7 +489,10 @@ def run(args: argparse.Namespace) -> tuple[dict[tuple[str, str], Outcome], dict[
                     if out.status == "ok":
                         out.times.append(impl.time_once(case, data))
             gc.collect()
-            print(f"  repetition {rep + 1}/{args.reps} done", flush=True)
+            print(
+                f"  repetition {rep + 1}/{args.reps} done at {time.monotonic() - t_start:.0f} s",
+                flush=True,
+            )
         gc.enable()
         info["load_after"] = load_average()
     finally:
@@ -499,6 +506,34 @@ def run(args: argparse.Namespace) -> tuple[dict[tuple[str, str], Outcome], dict[
 
 
 # ------------------------------------------------------------------------- reporting
+
+
+def fault_floor(n: int) -> str:
+    """What writing a fresh int32 output of n values costs, with 4 KiB and with huge pages.
+
+    Large outputs are fresh mmap'd memory on every call (glibc does not keep blocks
+    over 32 MiB), so first-touch page faults bound any kernel returning a new array.
+    """
+    from numpy._core.multiarray import _set_madvise_hugepage
+
+    parts = []
+    try:
+        for huge in (False, True):
+            _set_madvise_hugepage(huge)
+            best = min(_fill_fresh(n) for _ in range(7))
+            parts.append(f"{best / n:.2f} ns/value with {'huge' if huge else '4 KiB'} pages")
+    finally:
+        _set_madvise_hugepage(True)  # NumPy's default
+    return ", ".join(parts)
+
+
+def _fill_fresh(n: int) -> int:
+    t0 = time.perf_counter_ns()
+    out = np.empty(n, dtype=np.int32)
+    out.fill(1)
+    elapsed = time.perf_counter_ns() - t0
+    del out
+    return elapsed
 
 
 def load_average() -> str:
@@ -646,6 +681,8 @@ def write_results(
         f"- Python {platform.python_version()}, pyarrow {version('pyarrow')}, "
         f"pyiceberg-core {version('pyiceberg-core')}, mmh3 {version('mmh3')}, "
         f"Java {info.get('java', 'not run')} (Apache Iceberg 1.10.2)",
+        f"- Page-fault floor (NumPy, a fresh int32 array of {info['sizes'].split(' /')[0]} "
+        f"values written once): {info['fault_floor']}",
         f"- Values: {info['sizes']} (large cases / string and decimal cases / mmh3); "
         f"seed {args.seed}; {args.reps} interleaved repetitions; run took {info['elapsed']}",
         "",

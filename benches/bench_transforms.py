@@ -400,7 +400,7 @@ def write_java_inputs(data: Data, directory: Path) -> None:
     data.decimal_unscaled.astype("<i8").tofile(directory / "decimal_unscaled.bin")
     micros = data.timestamps.view(pa.int64())
     np.asarray(micros).astype("<i8").tofile(directory / "timestamp_us.bin")
-    # A sliced-free StringArray: buffers[1] is the int32 offsets, buffers[2] the UTF-8 data.
+    # An unsliced StringArray: buffers[1] is the int32 offsets, buffers[2] the UTF-8 data.
     _, offsets, chars = data.strings.buffers()
     n = len(data.strings)
     (directory / "string_offsets.bin").write_bytes(offsets.to_pybytes()[: 4 * (n + 1)])
@@ -590,6 +590,10 @@ def fmt(x: float) -> str:
     return f"{x:.3g}" if x < 100 else f"{x:.0f}"
 
 
+def fmt_ratio(r: float) -> str:
+    return f"{r:.2g}x" if r < 10 else f"{r:.0f}x"
+
+
 Stat = Callable[[list[float]], float]
 
 
@@ -610,7 +614,7 @@ def table(outcomes: dict[tuple[str, str], Outcome], impls: list[str], stat: Stat
                 v = stat(out.per_value())
                 cell = fmt(v) + (" †" if out.flag else "")
                 if base_v and name != "frazil":
-                    cell += f" ({v / base_v:.2g}x)"
+                    cell += f" ({fmt_ratio(v / base_v)})"
                 cells.append(cell)
         lines.append(f"| {case.label} | " + " | ".join(cells) + " |")
     return lines
@@ -687,6 +691,9 @@ def write_results(
         f"seed {args.seed}; {args.reps} interleaved repetitions; run took {info['elapsed']}",
         "",
         "## Minimum ns/value (ratio = peer / frazil; above 1 means frazil is faster)",
+        "",
+        "In the `frazil threads=2` column the ratio is threads=2 / threads=1: below 1 means "
+        "the second thread helps.",
         "",
         *table(outcomes, impls, min),
         "",

@@ -532,6 +532,15 @@ def test_threads_give_the_single_threaded_result() -> None:
         ("truncate[3]", strings),
         ("day", longs.cast(pa.timestamp("us"))),
         ("month", longs.cast(pa.timestamp("us", tz="UTC"))),
+        ("year", longs.cast(pa.timestamp("us"))),
+        ("hour", longs.cast(pa.timestamp("ms"))),
+        (
+            "year",
+            pa.array([None if i % 5 == 0 else i * 41 - 6_000_000 for i in range(n)], pa.date32()),
+        ),
+        ("bucket[16]", pa.array([i ^ 0x5A5A for i in range(n)], pa.int32())),
+        ("truncate[10]", pa.array([i * 7 - 9_000 for i in range(n)], pa.int32())),
+        ("truncate[50]", longs.cast(pa.decimal128(24, 2))),
     ]
     for transform, values in cases:
         single = apply(transform, values, threads=1)

@@ -20,7 +20,7 @@ use arrow_buffer::{ArrowNativeType, Buffer};
 use arrow_data::ByteView;
 use arrow_schema::{DataType, TimeUnit};
 
-use super::{downcast, first_bad_valid, map_values, unsupported};
+use super::{downcast, first_bad_valid, map_values, min_max, unsupported};
 use crate::error::{Error, Result};
 use crate::murmur3::{hash_bytes, hash_decimal, hash_int, hash_long};
 use crate::transform::Transform;
@@ -142,7 +142,7 @@ pub(crate) fn float_remainder(h: i32, n: i32, inv: f64) -> i32 {
 fn primitive<T: ArrowPrimitiveType>(
     array: &dyn Array,
     n: u32,
-    hash: impl Fn(T::Native) -> i32 + Copy,
+    hash: impl Fn(T::Native) -> i32 + Copy + Sync,
 ) -> Result<Vec<i32>> {
     let values = downcast::<PrimitiveArray<T>>(array)?.values();
     Ok(if n.is_power_of_two() {
@@ -167,7 +167,8 @@ where
     let typed = downcast::<PrimitiveArray<T>>(array)?;
     let (low, high) = (i64::MIN / factor, i64::MAX / factor);
     let values = typed.values();
-    if values.iter().any(|&v| v < low || v > high) {
+    let (min, max) = min_max(values).unwrap_or((0, 0));
+    if min < low || max > high {
         if let Some(i) = first_bad_valid(array, |i| values[i] < low || values[i] > high) {
             return Err(Error::InvalidValue(format!(
                 "timestamp {} of Arrow type {} is out of range: it does not fit a long in microseconds",

@@ -7,6 +7,7 @@
 //! unroll and vectorise them. A chunked array is the caller's business: it
 //! applies the kernel chunk by chunk.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use arrow_array::{make_array, new_null_array, Array, ArrayRef};
@@ -17,6 +18,7 @@ use super::Transform;
 use crate::error::{Error, Result};
 
 mod bucket;
+mod parallel;
 mod temporal;
 mod truncate;
 
@@ -41,8 +43,14 @@ pub fn apply(transform: Transform, array: &dyn Array) -> Result<ArrayRef> {
     }
 }
 
-/// [`apply`], splitting a large array into slices processed on `threads`
-/// worker threads (see [`crate::runtime`]) and joined in order.
+/// [`apply`] on `threads` worker threads (see [`crate::runtime`]).
+///
+/// Fixed-width inputs (integers, dates, times, timestamps, decimals) run
+/// the ordinary kernel once, with its loops splitting the values over the
+/// workers and writing straight into one shared output buffer: these kernels
+/// are bound by memory bandwidth, and joining per-slice outputs would cost
+/// another full copy. Variable-width inputs (strings, binary, fixed) are
+/// sliced, transformed piece by piece and joined in order.
 pub fn apply_threaded(transform: Transform, array: &ArrayRef, threads: usize) -> Result<ArrayRef> {
     match transform {
         Transform::Identity => return Ok(Arc::clone(array)),
@@ -50,10 +58,15 @@ pub fn apply_threaded(transform: Transform, array: &ArrayRef, threads: usize) ->
         _ => {}
     }
     let len = array.len();
-    let pieces = (len / MIN_SLICE_LEN).min(threads.saturating_mul(4));
-    if threads <= 1 || pieces < 2 {
+    if threads <= 1 || len < 2 * MIN_SLICE_LEN {
         return apply(transform, array.as_ref());
     }
+    if array.data_type().is_primitive() {
+        return crate::runtime::run(threads, || {
+            parallel::with_threads(threads, || apply(transform, array.as_ref()))
+        })?;
+    }
+    let pieces = (len / MIN_SLICE_LEN).min(threads.saturating_mul(4));
     let piece_len = len.div_ceil(pieces);
     let outputs = crate::runtime::run(threads, || {
         (0..pieces)
@@ -81,69 +94,98 @@ pub(crate) fn unsupported(transform: Transform, data_type: &DataType) -> Error {
 /// `values.map(f)` into a new vector. The loop is compiled twice, once for
 /// AVX2 (chosen at run time when the CPU has it): the hashes and calendar
 /// arithmetic are 32-bit multiplications that AVX2 does eight at a time,
-/// while baseline x86-64 (SSE2) has no packed 32-bit multiply.
+/// while baseline x86-64 (SSE2) has no packed 32-bit multiply. Inside
+/// [`apply_threaded`] the values are split over the workers.
 #[inline(always)]
-pub(crate) fn map_values<T: Copy, O: Copy>(values: &[T], f: impl Fn(T) -> O + Copy) -> Vec<O> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2, as checked just above.
-            return unsafe { map_values_avx2(values, f) };
-        }
-    }
-    map_values_plain(values, f)
+pub(crate) fn map_values<T, O>(values: &[T], f: impl Fn(T) -> O + Copy + Sync) -> Vec<O>
+where
+    T: Copy + Sync,
+    O: Copy + Send,
+{
+    let avx2 = has_avx2();
+    map_pieces(values, move |piece, out| write_mapped(avx2, piece, out, f))
 }
 
-/// The same loop for baseline x86-64, also preferable for 64-bit divisions,
-/// which AVX2 cannot do packed and LLVM would emulate slowly.
+/// The same for baseline x86-64, preferable for 64-bit divisions, which AVX2
+/// cannot do packed and LLVM would emulate slowly.
 #[inline(always)]
-pub(crate) fn map_values_plain<T: Copy, O: Copy>(values: &[T], f: impl Fn(T) -> O) -> Vec<O> {
-    let mut out = output_vec(values.len());
-    for (slot, &v) in out.spare_capacity_mut().iter_mut().zip(values) {
-        slot.write(f(v));
-    }
-    // SAFETY: the loop wrote the first values.len() slots.
+pub(crate) fn map_values_plain<T, O>(values: &[T], f: impl Fn(T) -> O + Copy + Sync) -> Vec<O>
+where
+    T: Copy + Sync,
+    O: Copy + Send,
+{
+    map_pieces(values, move |piece, out| write_mapped(false, piece, out, f))
+}
+
+/// A new vector of `values.len()` outputs, each piece of the values written
+/// by `fill` into the matching piece of the output (in parallel inside
+/// [`apply_threaded`]).
+#[inline(always)]
+pub(crate) fn map_pieces<T, O>(
+    values: &[T],
+    fill: impl Fn(&[T], &mut [MaybeUninit<O>]) + Sync,
+) -> Vec<O>
+where
+    T: Sync,
+    O: Send,
+{
+    let mut out = output_vec::<O>(values.len());
+    parallel::for_pieces(values, &mut out.spare_capacity_mut()[..values.len()], fill);
+    // SAFETY: `for_pieces` handed every one of the first values.len() slots
+    // to `fill`, which writes each slot of its piece.
     unsafe { out.set_len(values.len()) };
     out
 }
 
-/// Appends `values.map(f)` to `out` (which must have room), with the same
-/// AVX2 dispatch as [`map_values`].
+/// Writes `f(v)` for every value into the slots of `out` (as many as there
+/// are values), with the AVX2 build of the loop when `avx2` is set.
 #[inline(always)]
-pub(crate) fn map_values_into<T: Copy, O: Copy>(
+pub(crate) fn write_mapped<T: Copy, O>(
+    avx2: bool,
     values: &[T],
-    out: &mut Vec<O>,
-    f: impl Fn(T) -> O + Copy,
+    out: &mut [MaybeUninit<O>],
+    f: impl Fn(T) -> O,
 ) {
+    debug_assert_eq!(values.len(), out.len());
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2, as checked just above.
-            return unsafe { map_values_into_avx2(values, out, f) };
+        if avx2 {
+            // SAFETY: callers pass `avx2` only from `has_avx2()`.
+            return unsafe { write_mapped_avx2(values, out, f) };
         }
     }
-    map_values_into_plain(values, out, f)
+    let _ = avx2;
+    write_mapped_plain(values, out, f)
 }
 
 #[inline(always)]
-fn map_values_into_plain<T: Copy, O: Copy>(values: &[T], out: &mut Vec<O>, f: impl Fn(T) -> O) {
-    out.reserve(values.len());
-    let start = out.len();
-    for (slot, &v) in out.spare_capacity_mut().iter_mut().zip(values) {
+fn write_mapped_plain<T: Copy, O>(values: &[T], out: &mut [MaybeUninit<O>], f: impl Fn(T) -> O) {
+    for (slot, &v) in out.iter_mut().zip(values) {
         slot.write(f(v));
     }
-    // SAFETY: the loop wrote the values.len() slots after `start`.
-    unsafe { out.set_len(start + values.len()) };
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn map_values_into_avx2<T: Copy, O: Copy>(
+unsafe fn write_mapped_avx2<T: Copy, O>(
     values: &[T],
-    out: &mut Vec<O>,
+    out: &mut [MaybeUninit<O>],
     f: impl Fn(T) -> O,
 ) {
-    map_values_into_plain(values, out, f)
+    write_mapped_plain(values, out, f)
+}
+
+/// Whether this CPU has AVX2 (cached by the standard library).
+#[inline(always)]
+pub(crate) fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// Output buffers of this size or more ask the kernel for transparent huge
@@ -179,25 +221,27 @@ fn advise_huge_pages(start: *const u8, bytes: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_start: *const u8, _bytes: usize) {}
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn map_values_avx2<T: Copy, O: Copy>(values: &[T], f: impl Fn(T) -> O) -> Vec<O> {
-    map_values_plain(values, f)
-}
-
 /// The smallest and largest of `values` (`None` when empty), as one fold
 /// without early exit so that it vectorises; AVX2 adds packed 64-bit compares.
+/// Inside [`apply_threaded`] the pieces are folded in parallel.
 #[inline(always)]
-pub(crate) fn min_max<T: Ord + Copy>(values: &[T]) -> Option<(T, T)> {
-    let (&first, _) = values.split_first()?;
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2, as checked just above.
-            return Some(unsafe { min_max_avx2(values, first) });
+pub(crate) fn min_max<T: Ord + Copy + Send + Sync>(values: &[T]) -> Option<(T, T)> {
+    let avx2 = has_avx2();
+    parallel::fold_pieces(values, move |piece| {
+        let (&first, _) = piece.split_first()?;
+        #[cfg(target_arch = "x86_64")]
+        {
+            if avx2 {
+                // SAFETY: the CPU supports AVX2 (`has_avx2`).
+                return Some(unsafe { min_max_avx2(piece, first) });
+            }
         }
-    }
-    Some(min_max_plain(values, first))
+        let _ = avx2;
+        Some(min_max_plain(piece, first))
+    })
+    .into_iter()
+    .flatten()
+    .reduce(|(lo, hi), (l, h)| (lo.min(l), hi.max(h)))
 }
 
 #[inline(always)]

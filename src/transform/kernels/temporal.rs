@@ -13,9 +13,10 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, Int32Array, PrimitiveArray};
 use arrow_schema::{DataType, TimeUnit};
 
+use super::parallel::for_pieces;
 use super::{
-    downcast, first_bad_valid, map_values, map_values_into, map_values_plain, min_max, output_vec,
-    unsupported,
+    downcast, first_bad_valid, has_avx2, map_pieces, map_values, map_values_plain, min_max,
+    output_vec, unsupported, write_mapped,
 };
 use crate::error::{Error, Result};
 use crate::transform::Transform;
@@ -147,8 +148,8 @@ pub(super) fn temporal(transform: Transform, array: &dyn Array) -> Result<ArrayR
 /// `slow`. Every Date32 gives a year and a month count that fit an int.
 fn dates(
     array: &dyn Array,
-    fast: impl Fn(i32) -> i32 + Copy,
-    slow: impl Fn(i32) -> i32 + Copy,
+    fast: impl Fn(i32) -> i32 + Copy + Sync,
+    slow: impl Fn(i32) -> i32 + Copy + Sync,
 ) -> Result<ArrayRef> {
     let typed = downcast::<PrimitiveArray<Date32Type>>(array)?;
     let values = typed.values();
@@ -166,22 +167,26 @@ fn dates(
 
 /// `PER_SECOND` is a const parameter so that every floor division below is by
 /// a compile-time constant, which compiles to a multiplication instead of a
-/// 64-bit `idiv` (tens of cycles) per value.
+/// 64-bit `idiv` (tens of cycles) per value. The closures name the divisors
+/// as constant expressions rather than capturing them: a captured divisor is
+/// a load from the closure, and a loop the optimiser does not inline (as in
+/// the parallel pieces) would then divide for real.
 fn timestamps<T, const PER_SECOND: i64>(transform: Transform, array: &dyn Array) -> Result<ArrayRef>
 where
     T: ArrowPrimitiveType<Native = i64>,
 {
     let typed = downcast::<PrimitiveArray<T>>(array)?;
-    let per_day = SECONDS_PER_DAY * PER_SECOND;
-    let per_hour = SECONDS_PER_HOUR * PER_SECOND;
+    let to_days = |v: i64| v.div_euclid(SECONDS_PER_DAY * PER_SECOND);
     match transform {
-        Transform::Hour => map_checked(transform, typed, per_day, |v| v.div_euclid(per_hour)),
-        Transform::Day => map_checked(transform, typed, per_day, |v| v.div_euclid(per_day)),
-        Transform::Month => map_checked(transform, typed, per_day, |v| {
-            months_from_days(v.div_euclid(per_day))
+        Transform::Hour => map_checked(transform, typed, to_days, |v| {
+            v.div_euclid(SECONDS_PER_HOUR * PER_SECOND)
         }),
-        Transform::Year => map_checked(transform, typed, per_day, |v| {
-            years_from_days(v.div_euclid(per_day))
+        Transform::Day => map_checked(transform, typed, to_days, to_days),
+        Transform::Month => map_checked(transform, typed, to_days, |v| {
+            months_from_days(v.div_euclid(SECONDS_PER_DAY * PER_SECOND))
+        }),
+        Transform::Year => map_checked(transform, typed, to_days, |v| {
+            years_from_days(v.div_euclid(SECONDS_PER_DAY * PER_SECOND))
         }),
         _ => Err(unsupported(transform, array.data_type())),
     }
@@ -195,8 +200,8 @@ where
 fn map_checked<T>(
     transform: Transform,
     array: &PrimitiveArray<T>,
-    per_day: i64,
-    f: impl Fn(i64) -> i64 + Copy,
+    to_days: impl Fn(i64) -> i64 + Copy + Sync,
+    f: impl Fn(i64) -> i64 + Copy + Sync,
 ) -> Result<ArrayRef>
 where
     T: ArrowPrimitiveType<Native = i64>,
@@ -207,8 +212,7 @@ where
     // for days of microseconds), no value can overflow and the pass that finds
     // the input's range is skipped; on large arrays memory traffic dominates.
     let fast_calendar = |lo: i64, hi: i64| {
-        lo.div_euclid(per_day) >= i64::from(FAST_MIN_DAYS)
-            && hi.div_euclid(per_day) <= i64::from(FAST_MAX_DAYS)
+        to_days(lo) >= i64::from(FAST_MIN_DAYS) && to_days(hi) <= i64::from(FAST_MAX_DAYS)
     };
     let calendar = matches!(transform, Transform::Year | Transform::Month);
     let extremes_ok =
@@ -240,7 +244,7 @@ where
         // Every day count of an i64 timestamp in microseconds or finer is in
         // the fast calendar's range.
         (None, Transform::Year | Transform::Month) if fast_calendar(min, max) => {
-            let to_days = move |v: i64| v.div_euclid(per_day) as i32;
+            let to_days = move |v: i64| to_days(v) as i32;
             if transform == Transform::Year {
                 days_then(values, to_days, fast_years)
             } else {
@@ -262,36 +266,48 @@ where
 /// intermediate array.
 fn days_then(
     values: &[i64],
-    to_days: impl Fn(i64) -> i32 + Copy,
-    calendar: impl Fn(i32) -> i32 + Copy,
+    to_days: impl Fn(i64) -> i32 + Copy + Sync,
+    calendar: impl Fn(i32) -> i32 + Copy + Sync,
 ) -> Vec<i32> {
     const BLOCK: usize = 2048;
-    let mut out = output_vec::<i32>(values.len());
-    let mut days = [0i32; BLOCK];
-    for chunk in values.chunks(BLOCK) {
-        let block = &mut days[..chunk.len()];
-        for (slot, &v) in block.iter_mut().zip(chunk) {
-            *slot = to_days(v);
+    let avx2 = has_avx2();
+    map_pieces(values, move |piece, out| {
+        let mut days = [0i32; BLOCK];
+        for (chunk, out) in piece.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+            let block = &mut days[..chunk.len()];
+            for (slot, &v) in block.iter_mut().zip(chunk) {
+                *slot = to_days(v);
+            }
+            write_mapped(avx2, block, out, calendar);
         }
-        map_values_into(block, &mut out, calendar);
-    }
-    out
+    })
 }
 
 /// `values.map(f)` together with the smallest and largest input value
 /// (`(0, 0)` when empty), in one pass.
-fn map_with_range(values: &[i64], f: impl Fn(i64) -> i32) -> (Vec<i32>, i64, i64) {
+fn map_with_range(values: &[i64], f: impl Fn(i64) -> i32 + Sync) -> (Vec<i32>, i64, i64) {
     let mut out = output_vec::<i32>(values.len());
-    let (mut min, mut max) = match values.first() {
-        Some(&first) => (first, first),
-        None => (0, 0),
-    };
-    for (slot, &v) in out.spare_capacity_mut().iter_mut().zip(values) {
-        min = min.min(v);
-        max = max.max(v);
-        slot.write(f(v));
-    }
-    // SAFETY: the loop wrote the first values.len() slots.
+    let ranges = for_pieces(
+        values,
+        &mut out.spare_capacity_mut()[..values.len()],
+        |piece, out| {
+            let (mut min, mut max) = match piece.first() {
+                Some(&first) => (first, first),
+                None => (0, 0),
+            };
+            for (slot, &v) in out.iter_mut().zip(piece) {
+                min = min.min(v);
+                max = max.max(v);
+                slot.write(f(v));
+            }
+            (min, max)
+        },
+    );
+    // SAFETY: the pieces cover the first values.len() slots, each written.
     unsafe { out.set_len(values.len()) };
+    let (min, max) = ranges
+        .into_iter()
+        .reduce(|(lo, hi), (l, h)| (lo.min(l), hi.max(h)))
+        .unwrap_or((0, 0));
     (out, min, max)
 }

@@ -88,7 +88,7 @@ where
             ));
         }
     }
-    let out: Vec<i32> = values.iter().map(|&v| rounded(v.into()) as i32).collect();
+    let out: Vec<i32> = map_values_plain(values, move |v| rounded(v.into()) as i32);
     Ok(Arc::new(Int32Array::new(
         out.into(),
         typed.nulls().cloned(),
@@ -111,10 +111,7 @@ fn longs(array: &dyn Array, width: u32) -> Result<ArrayRef> {
             ));
         }
     }
-    let out: Vec<i64> = values
-        .iter()
-        .map(|&v| v.wrapping_sub(v.rem_euclid(w)))
-        .collect();
+    let out: Vec<i64> = map_values_plain(values, move |v| v.wrapping_sub(v.rem_euclid(w)));
     Ok(Arc::new(Int64Array::new(
         out.into(),
         typed.nulls().cloned(),

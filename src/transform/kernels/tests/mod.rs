@@ -201,6 +201,34 @@ fn threads_give_the_single_threaded_result() {
             Transform::Day,
             Arc::new(TimestampMicrosecondArray::from(longs.clone())),
         ),
+        (
+            Transform::Year,
+            Arc::new(TimestampMicrosecondArray::from(longs.clone())),
+        ),
+        (
+            Transform::Month,
+            Arc::new(TimestampMicrosecondArray::from(longs.clone())),
+        ),
+        (
+            Transform::Hour,
+            Arc::new(TimestampMillisecondArray::from(longs.clone())),
+        ),
+        (
+            Transform::Bucket(7),
+            Arc::new(TimestampSecondArray::from(longs.clone())),
+        ),
+        (
+            Transform::Month,
+            Arc::new(Date32Array::from_iter(
+                (0..n as i32).map(|i| Some(i * 37 - 4_000_000)),
+            )),
+        ),
+        (
+            Transform::Bucket(16),
+            Arc::new(Int32Array::from_iter(
+                (0..n as i32).map(|i| Some(i ^ 0x5555)),
+            )),
+        ),
         (Transform::Truncate(1000), Arc::new(Int64Array::from(longs))),
     ];
     for (t, array) in inputs {
@@ -223,4 +251,14 @@ fn threads_give_the_single_threaded_result() {
     )
     .unwrap_err();
     assert!(matches!(err, Error::InvalidValue(_)));
+    // Hours of seconds overflow an int past year 246,000: found in the last piece.
+    let mut seconds: Vec<i64> = vec![0; n];
+    seconds[n - 2] = i64::MAX / 2;
+    let err = apply_threaded(
+        Transform::Hour,
+        &(Arc::new(TimestampSecondArray::from(seconds)) as ArrayRef),
+        2,
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::InvalidValue(_)), "{err}");
 }

@@ -4,6 +4,7 @@
 //! month -1 and year -1. A timestamp with a zone is stored in UTC and is
 //! transformed as stored, never shifted to its zone.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use arrow_array::types::{
@@ -61,7 +62,7 @@ pub(crate) const FAST_MAX_DAYS: i32 = ((u32::MAX - 3) / 4 - FAST_OFFSET) as i32;
 /// divisions and a 64-bit floor division.
 #[inline(always)]
 pub(crate) fn civil_fast(days: i32) -> (i32, i32) {
-    let (computational_year, day_of_year, month) = march_based(days);
+    let (computational_year, day_of_year, month) = march_based::<false>(days);
     // January and February close the March-based year: they belong to the
     // next calendar year.
     let january = day_of_year >= 306;
@@ -72,8 +73,12 @@ pub(crate) fn civil_fast(days: i32) -> (i32, i32) {
 
 /// The March-based year, the day in it (0 = March 1st) and its month
 /// (3 = March, ..., 14 = February).
+///
+/// `DAY_BY_SUBTRACTION` picks how the day of the year is found: both ways
+/// give the same day (the unit tests check every day of a century), but
+/// which one vectorises better depends on what the caller does with it.
 #[inline(always)]
-fn march_based(days: i32) -> (i32, u32, i32) {
+pub(crate) fn march_based<const DAY_BY_SUBTRACTION: bool>(days: i32) -> (i32, u32, i32) {
     let n = days.wrapping_add(FAST_OFFSET as i32) as u32;
     // Century, and day of the century.
     let n1 = 4 * n + 3;
@@ -82,7 +87,15 @@ fn march_based(days: i32) -> (i32, u32, i32) {
     // Year of the century, and day of the year.
     let p2 = 2_939_745 * u64::from(4 * nc + 3);
     let year_of_century = (p2 >> 32) as u32;
-    let day_of_year = (p2 as u32) / (2_939_745 * 4);
+    let day_of_year = if DAY_BY_SUBTRACTION {
+        // Only the month needs the day: multiplications by constants beat
+        // the 32-bit division there.
+        nc - 365 * year_of_century - year_of_century / 4
+    } else {
+        // The year needs only `day_of_year >= 306`, which the compiler folds
+        // into a comparison of the remainder.
+        (p2 as u32) / (4 * 2_939_745)
+    };
     let month = (2_141 * day_of_year + 197_913) >> 16;
     let year = (100 * century + year_of_century) as i32 - (SHIFT_ERAS * 400) as i32;
     (year, day_of_year, month as i32)
@@ -97,7 +110,7 @@ fn fast_years(days: i32) -> i32 {
 fn fast_months(days: i32) -> i32 {
     // 12 * (year + 1) + (month - 12) = 12 * year + month: the March-based
     // year and month give the month count without the January correction.
-    let (year, _, month) = march_based(days);
+    let (year, _, month) = march_based::<true>(days);
     (year - 1970) * 12 + month - 1
 }
 
@@ -165,6 +178,45 @@ fn dates(
     )))
 }
 
+/// `floor(v / divisor)`, the day of `v` in units of `1 / PER_SECOND` s, for
+/// every `i64` when [`exact_in_doubles`] holds for the divisor, in packed double arithmetic: a 64-bit division by a constant
+/// needs the high half of a 64x64-bit product, which no x86 vector unit has,
+/// whereas this whole function vectorises with AVX2.
+///
+/// `divisor = 2^s * odd`. The arithmetic shift gives `x = floor(v / 2^s)`
+/// exactly, and `floor(x / odd)` is the wanted quotient. `|x| < 2^51`, so `x`
+/// converts exactly by the magic-number trick (the bits of `x + 1.5 * 2^52`
+/// are those of the integer plus a constant). The estimate `x * (1 / odd)` is
+/// off by well under one; `q * odd` and `q * odd + odd` are below `2^52`, so
+/// exact, and comparing them with `x` corrects `q` to the exact floor.
+#[inline(always)]
+pub(crate) fn days_by_doubles<const PER_SECOND: i64>(v: i64) -> i32 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
+    let divisor = SECONDS_PER_DAY * PER_SECOND;
+    let shift = divisor.trailing_zeros();
+    let odd = (divisor >> shift) as f64;
+    let x = v >> shift;
+    let x = f64::from_bits((x as u64).wrapping_add(MAGIC.to_bits())) - MAGIC;
+    let q = (x * (1.0 / odd)).floor();
+    let below = q * odd;
+    let q = if below > x { q - 1.0 } else { q };
+    let q = if below + odd <= x { q + 1.0 } else { q };
+    // Back to an integer by the same trick, since `as i32` saturates and
+    // that does not vectorise: the low 32 bits of `q + 1.5 * 2^52` are `q`
+    // in two's complement, and every quotient here fits an int.
+    (q + MAGIC).to_bits() as i32
+}
+
+/// Whether [`days_by_doubles`] is exact for every `i64` divided by
+/// `divisor`: true for days of microseconds and nanoseconds.
+pub(crate) const fn exact_in_doubles(divisor: i64) -> bool {
+    let shift = divisor.trailing_zeros();
+    let odd = divisor >> shift;
+    // The shifted values convert exactly, and every quotient times `odd`,
+    // plus `odd`, stays an exact double.
+    (i64::MAX >> shift) < (1 << 51) && odd < (1 << 31) && (i64::MAX >> shift) / odd < (1 << 31)
+}
+
 /// `PER_SECOND` is a const parameter so that every floor division below is by
 /// a compile-time constant, which compiles to a multiplication instead of a
 /// 64-bit `idiv` (tens of cycles) per value. The closures name the divisors
@@ -176,6 +228,25 @@ where
     T: ArrowPrimitiveType<Native = i64>,
 {
     let typed = downcast::<PrimitiveArray<T>>(array)?;
+    if exact_in_doubles(SECONDS_PER_DAY * PER_SECOND) {
+        // Every day count of these units is an int in the fast calendar's
+        // range: no range check, one vectorised pass.
+        let to_days = days_by_doubles::<PER_SECOND>;
+        let out = match transform {
+            Transform::Day => Some(map_values(typed.values(), to_days)),
+            // Mixing the four-lane doubles with eight-lane ints in one loop
+            // vectorises poorly: one pass per block each.
+            Transform::Month => Some(days_then(typed.values(), true, to_days, fast_months)),
+            Transform::Year => Some(days_then(typed.values(), true, to_days, fast_years)),
+            _ => None,
+        };
+        if let Some(out) = out {
+            return Ok(Arc::new(Int32Array::new(
+                out.into(),
+                typed.nulls().cloned(),
+            )));
+        }
+    }
     let to_days = |v: i64| v.div_euclid(SECONDS_PER_DAY * PER_SECOND);
     match transform {
         Transform::Hour => map_checked(transform, typed, to_days, |v| {
@@ -246,9 +317,9 @@ where
         (None, Transform::Year | Transform::Month) if fast_calendar(min, max) => {
             let to_days = move |v: i64| to_days(v) as i32;
             if transform == Transform::Year {
-                days_then(values, to_days, fast_years)
+                days_then(values, false, to_days, fast_years)
             } else {
-                days_then(values, to_days, fast_months)
+                days_then(values, false, to_days, fast_months)
             }
         }
         (None, _) => map_values_plain(values, move |v| f(v) as i32),
@@ -259,25 +330,31 @@ where
     )))
 }
 
-/// `calendar(to_days(v))` for every value, in cache-sized blocks: the 64-bit
-/// floor division to days does not vectorise but the 32-bit calendar
-/// arithmetic does, so each block is divided into a small buffer that stays
-/// in L1 and then mapped with the vectorised loop, without a full-size
+/// `calendar(to_days(v))` for every value, in cache-sized blocks: the
+/// division to days works on 64-bit lanes (or, for a 64-bit integer division,
+/// does not vectorise) while the calendar arithmetic runs on 32-bit lanes,
+/// and one loop doing both vectorises poorly. So each block is divided into
+/// a small buffer that stays in L1 and then mapped, without a full-size
 /// intermediate array.
+///
+/// `packed_days` compiles the division loop for AVX2 too: right for
+/// [`days_by_doubles`], wrong for a 64-bit integer division, which LLVM
+/// would emulate slowly in vector registers.
 fn days_then(
     values: &[i64],
+    packed_days: bool,
     to_days: impl Fn(i64) -> i32 + Copy + Sync,
     calendar: impl Fn(i32) -> i32 + Copy + Sync,
 ) -> Vec<i32> {
     const BLOCK: usize = 2048;
     let avx2 = has_avx2();
     map_pieces(values, move |piece, out| {
-        let mut days = [0i32; BLOCK];
+        let mut days = [MaybeUninit::<i32>::uninit(); BLOCK];
         for (chunk, out) in piece.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
             let block = &mut days[..chunk.len()];
-            for (slot, &v) in block.iter_mut().zip(chunk) {
-                *slot = to_days(v);
-            }
+            write_mapped(avx2 && packed_days, chunk, block, to_days);
+            // SAFETY: `write_mapped` wrote every slot of the block.
+            let block = unsafe { &*(block as *const [MaybeUninit<i32>] as *const [i32]) };
             write_mapped(avx2, block, out, calendar);
         }
     })

@@ -7,8 +7,30 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::transform::kernels::temporal::{
-    civil_fast, civil_year_month, FAST_MAX_DAYS, FAST_MIN_DAYS,
+    civil_fast, civil_year_month, days_by_doubles, exact_in_doubles, march_based, FAST_MAX_DAYS,
+    FAST_MIN_DAYS,
 };
+
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+const NANOS_PER_DAY: i64 = 86_400_000_000_000;
+
+/// Values where a floor division goes wrong first: the extremes, and every
+/// multiple of the divisor near them, near zero and in between, with its
+/// neighbours.
+fn division_edges(divisor: i64) -> Vec<i64> {
+    let mut values = vec![i64::MIN, i64::MIN + 1, i64::MAX, i64::MAX - 1, -1, 0, 1];
+    let last = i64::MAX / divisor;
+    for k in (-last..=last)
+        .step_by((last / 5_000).max(1) as usize)
+        .chain([-last, last])
+    {
+        let multiple = k * divisor;
+        for delta in [-2, -1, 0, 1, 2] {
+            values.extend(multiple.checked_add(delta));
+        }
+    }
+    values
+}
 
 /// Year and month by walking the calendar from 1970: slow but obviously right.
 fn walk_year_month(days: i64) -> (i64, i64) {
@@ -48,7 +70,37 @@ fn walk_year_month(days: i64) -> (i64, i64) {
     (year, month)
 }
 
+#[test]
+fn days_by_doubles_are_exact_floor_divisions() {
+    assert!(exact_in_doubles(MICROS_PER_DAY) && exact_in_doubles(NANOS_PER_DAY));
+    // Milliseconds and seconds keep the integer division.
+    assert!(!exact_in_doubles(86_400_000) && !exact_in_doubles(86_400));
+    for v in division_edges(MICROS_PER_DAY) {
+        assert_eq!(
+            i64::from(days_by_doubles::<1_000_000>(v)),
+            v.div_euclid(MICROS_PER_DAY),
+            "{v} us"
+        );
+    }
+    for v in division_edges(NANOS_PER_DAY) {
+        assert_eq!(
+            i64::from(days_by_doubles::<1_000_000_000>(v)),
+            v.div_euclid(NANOS_PER_DAY),
+            "{v} ns"
+        );
+    }
+}
+
 proptest! {
+    #[test]
+    fn days_by_doubles_match_integer_division(v in any::<i64>()) {
+        prop_assert_eq!(i64::from(days_by_doubles::<1_000_000>(v)), v.div_euclid(MICROS_PER_DAY));
+        prop_assert_eq!(
+            i64::from(days_by_doubles::<1_000_000_000>(v)),
+            v.div_euclid(NANOS_PER_DAY)
+        );
+    }
+
     #[test]
     fn civil_dates_match_a_calendar_walk(days in -200_000i64..200_000) {
         prop_assert_eq!(civil_year_month(days), walk_year_month(days));
@@ -65,9 +117,16 @@ proptest! {
 
 #[test]
 fn fast_civil_dates_match_on_every_day_of_two_eras() {
+    // Two eras hold every day of every kind of century, so both ways of
+    // finding the day of the year are checked on all of them.
     for days in -146_097 * 2..146_097 * 2 {
         let (year, month) = civil_year_month(i64::from(days));
         assert_eq!(civil_fast(days), (year as i32, month as i32), "{days}");
+        assert_eq!(
+            march_based::<true>(days),
+            march_based::<false>(days),
+            "{days}"
+        );
     }
 }
 

@@ -44,6 +44,26 @@ impl<'a> Cursor<'a> {
                 return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
             }
         }
+        // Up to eight bytes at once: find the last byte by its clear high bit
+        // and gather the 7-bit groups with three shift-and-mask steps.
+        if let Some(word) = rest.get(..8) {
+            let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            let stops = !word & 0x8080_8080_8080_8080;
+            if stops != 0 {
+                let len = (stops.trailing_zeros() as usize + 1) / 8;
+                let kept = if len == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * len)) - 1
+                };
+                let x = word & kept & 0x7f7f_7f7f_7f7f_7f7f;
+                let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+                let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+                let value = (x & 0x0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
+                self.pos += len;
+                return Ok(((value >> 1) as i64) ^ -((value & 1) as i64));
+            }
+        }
         let mut value: u64 = 0;
         let mut shift = 0u32;
         for (i, &b) in rest.iter().enumerate() {
@@ -110,7 +130,13 @@ impl<'a> Cursor<'a> {
     /// Skips a varint without decoding it.
     #[inline(always)]
     pub fn skip_long(&mut self) -> Result<()> {
-        self.skip_longs(1)
+        match self.data.get(self.pos) {
+            Some(&b) if b & 0x80 == 0 => {
+                self.pos += 1;
+                Ok(())
+            }
+            _ => self.skip_longs(1),
+        }
     }
 
     /// Skips `n` varints: a varint ends at each byte whose high bit is
@@ -209,6 +235,35 @@ mod tests {
             assert_eq!(c.read_long().unwrap(), v);
             assert!(c.is_empty());
         }
+    }
+
+    #[test]
+    fn varints_of_every_length_decode_with_bytes_after_them() {
+        // Followed by other bytes, varints of up to eight bytes take the
+        // whole-word path; longer ones and those at the end the byte loop.
+        for shift in 0..64 {
+            for base in [1i64 << shift, (1i64 << shift).wrapping_sub(1)] {
+                for v in [base, base.wrapping_neg(), !base] {
+                    let mut out = Vec::new();
+                    write_long(&mut out, v);
+                    let len = out.len();
+                    for tail in [&[][..], &[0x00], &[0xff; 12]] {
+                        let mut data = out.clone();
+                        data.extend_from_slice(tail);
+                        let mut c = Cursor::new(&data);
+                        assert_eq!(c.read_long().unwrap(), v, "{v} with {tail:?}");
+                        assert_eq!(c.position(), len, "{v} with {tail:?}");
+                        let mut s = Cursor::new(&data);
+                        s.skip_long().unwrap();
+                        assert_eq!(s.position(), len, "{v} with {tail:?}");
+                    }
+                }
+            }
+        }
+        // A non-minimal encoding (zero in two bytes) decodes like the loop does.
+        let mut c = Cursor::new(&[0x80, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(c.read_long().unwrap(), 0);
+        assert_eq!(c.position(), 2);
     }
 
     #[test]

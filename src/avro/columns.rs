@@ -253,6 +253,43 @@ impl Builders {
         }
     }
 
+    /// Room for the rest of `total` records once `done` are decoded, judged
+    /// by each column's length so far: nested columns (the metrics maps'
+    /// keys and values, the paths' bytes) otherwise grow by doubling, each
+    /// step copying everything decoded before it.
+    pub fn reserve_rest(&mut self, done: usize, total: usize) {
+        if done == 0 || total <= done {
+            return;
+        }
+        let rest = total - done;
+        let more = |len: usize| len.saturating_mul(rest) / done;
+        for c in &mut self.i32s {
+            c.values.reserve(more(c.values.len()));
+        }
+        for c in &mut self.i64s {
+            c.values.reserve(more(c.values.len()));
+        }
+        for c in &mut self.f32s {
+            c.values.reserve(more(c.values.len()));
+        }
+        for c in &mut self.f64s {
+            c.values.reserve(more(c.values.len()));
+        }
+        for c in &mut self.i128s {
+            c.values.reserve(more(c.values.len()));
+        }
+        for c in &mut self.bins {
+            c.offsets.reserve(more(c.offsets.len()));
+            c.data.reserve(more(c.data.len()));
+        }
+        for c in &mut self.fixeds {
+            c.data.reserve(more(c.data.len()));
+        }
+        for c in &mut self.lists {
+            c.offsets.reserve(more(c.offsets.len()));
+        }
+    }
+
     fn new_list(&mut self) -> usize {
         push_len(
             &mut self.lists,

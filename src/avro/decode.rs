@@ -429,11 +429,7 @@ fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
                     break;
                 }
                 check_items(c, count)?;
-                for _ in 0..count {
-                    let k = c.read_int()?;
-                    b.i32s[*key].push(k);
-                    int_map_value(*value, c, b)?;
-                }
+                int_map_block(count, *key, *value, c, b)?;
                 total += count;
             }
             b.lists[*col].push(total)?;
@@ -494,6 +490,56 @@ fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
             b.lists[*col].push(total)?;
         }
     }
+    Ok(())
+}
+
+/// One block of `count` entries of an int-keyed map. The metrics maps are
+/// most of a manifest entry, so the common value types get loops that
+/// reserve room once and mark the (required) keys and values valid in bulk.
+/// On an error the whole decode fails, so a half-filled block is harmless.
+#[inline(always)]
+fn int_map_block(
+    count: usize,
+    key: usize,
+    value: MapValue,
+    c: &mut Cursor,
+    b: &mut Builders,
+) -> Result<()> {
+    let keys = &mut b.i32s[key];
+    keys.values.reserve(count);
+    match value {
+        MapValue::Long(col) => {
+            let values = &mut b.i64s[col];
+            values.values.reserve(count);
+            for _ in 0..count {
+                keys.values.push(c.read_int()?);
+                values.values.push(c.read_long()?);
+            }
+            values.nulls.append_n_non_nulls(count);
+        }
+        MapValue::Bytes(col) => {
+            let values = &mut b.bins[col];
+            values.offsets.reserve(count);
+            for _ in 0..count {
+                keys.values.push(c.read_int()?);
+                values.data.extend_from_slice(c.read_bytes()?);
+                values.offsets.push(values.data.len() as i32);
+            }
+            // The data only grows: when its final length fits, so did
+            // every offset written above.
+            i32::try_from(values.data.len())
+                .map_err(|_| Error::InvalidData("binary column larger than 2 GiB".to_owned()))?;
+            values.nulls.append_n_non_nulls(count);
+        }
+        _ => {
+            for _ in 0..count {
+                let k = c.read_int()?;
+                b.i32s[key].values.push(k);
+                int_map_value(value, c, b)?;
+            }
+        }
+    }
+    b.i32s[key].nulls.append_n_non_nulls(count);
     Ok(())
 }
 

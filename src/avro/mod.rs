@@ -61,6 +61,7 @@ pub fn read_with(data: &[u8], header: &Header, read_type: &Type) -> Result<Struc
     builders.reserve(records.min(data.len()));
     let mut blocks = container::Blocks::new(data, header);
     let mut scratch = Vec::new();
+    let mut done = 0usize;
     while let Some((count, block)) = blocks.next_block()? {
         let plain: &[u8] = if header.codec == Codec::Null {
             block
@@ -69,6 +70,10 @@ pub fn read_with(data: &[u8], header: &Header, read_type: &Type) -> Result<Struc
             scratch.get(..n).unwrap_or(&[])
         };
         plan.decode_block(plain, count, &mut builders)?;
+        if done == 0 {
+            builders.reserve_rest(count, records.min(data.len()));
+        }
+        done += count;
     }
     plan.finish(&mut builders)
 }

@@ -4,10 +4,12 @@
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
+use std::sync::Arc;
 
 use super::binary::{write_bytes, write_long, Cursor};
 use super::schema::Schema;
 use crate::error::{Error, Result};
+use crate::memo::Memo;
 
 const MAGIC: &[u8; 4] = b"Obj\x01";
 
@@ -169,7 +171,8 @@ fn inflate(data: &[u8], buffer: &mut Vec<u8>) -> std::result::Result<usize, Stri
 /// A container file's header and the position of its first block.
 pub struct Header {
     pub metadata: HashMap<String, Vec<u8>>,
-    pub schema: Schema,
+    /// The writer schema, parsed once per distinct `schema_json`.
+    pub schema: Arc<Schema>,
     pub schema_json: String,
     pub codec: Codec,
     pub sync: [u8; 16],
@@ -183,6 +186,9 @@ impl Header {
             .and_then(|v| std::str::from_utf8(v).ok())
     }
 }
+
+/// Writer schemas parsed so far: the manifests of a table share a few.
+static SCHEMAS: Memo<String, Arc<Schema>> = Memo::new(16);
 
 /// Parses the header of a container file held in `data`.
 pub fn read_header(data: &[u8]) -> Result<Header> {
@@ -214,7 +220,9 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
         .ok_or_else(|| Error::InvalidData("Avro header has no avro.schema".to_owned()))?;
     let schema_json = String::from_utf8(schema_json.clone())
         .map_err(|_| Error::InvalidData("avro.schema is not UTF-8".to_owned()))?;
-    let schema = Schema::parse(&schema_json)?;
+    let schema = SCHEMAS.get_or_try_insert(schema_json.clone(), |json| {
+        Schema::parse(json).map(Arc::new)
+    })?;
     let codec = match metadata.get("avro.codec") {
         None => Codec::Null,
         Some(name) => Codec::parse(&String::from_utf8_lossy(name))?,

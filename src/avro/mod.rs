@@ -50,6 +50,12 @@ pub fn plan_for(header: &Header, read_type: &Type) -> Result<Arc<Plan>> {
 /// Decodes every record of the container file `data` as `read_type`.
 pub fn read_with(data: &[u8], header: &Header, read_type: &Type) -> Result<StructArray> {
     let plan = plan_for(header, read_type)?;
+    read_with_plan(data, header, &plan)
+}
+
+/// Decodes every record of the container file `data` with `plan` (compiled
+/// for `header`'s writer schema).
+pub fn read_with_plan(data: &[u8], header: &Header, plan: &Plan) -> Result<StructArray> {
     let mut builders = plan.builders();
     // A first pass over the block headers counts the records, so that the
     // columns are allocated once instead of growing by doubling.

@@ -14,9 +14,10 @@ use super::partition::{parse_spec_fields, partition_type};
 use super::project::{parse_paths, prune, replace_child, select, touches};
 use super::schema::entry_read_fields;
 use crate::avro::schema::Schema as AvroSchema;
-use crate::avro::{self, container, Header};
+use crate::avro::{self, container, Header, Plan};
 use crate::error::{Error, Result};
-use crate::types::{PrimitiveType, Type};
+use crate::memo::Memo;
+use crate::types::{NestedField, PrimitiveType, Type};
 
 /// What a manifest's entries inherit from its manifest-list entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -191,6 +192,55 @@ pub fn read_manifest(
     read_manifest_inner(data, columns, inherit).map_err(avro::in_file(location))
 }
 
+/// What is derived from a manifest's metadata and the caller's columns:
+/// the same for every manifest of a table that a query reads.
+struct Prepared {
+    /// The fields returned.
+    requested: Vec<NestedField>,
+    /// The decode plan for the fields decoded (the requested ones and what
+    /// inheritance needs).
+    plan: Arc<Plan>,
+    /// Byte widths of the table's fixed-width columns, for checking bounds.
+    widths: Option<Vec<(u8, &'static str)>>,
+}
+
+/// Avro writer schema, `partition-spec` and `schema` metadata, format
+/// version, requested columns, and whether first row ids are assigned.
+type PreparedKey = (
+    String,
+    Option<String>,
+    Option<String>,
+    u8,
+    Option<Vec<String>>,
+    bool,
+);
+
+static PREPARED: Memo<PreparedKey, Arc<Prepared>> = Memo::new(16);
+
+fn prepare(key: &PreparedKey, header: &Header) -> Result<Arc<Prepared>> {
+    let (_, _, schema, _, columns, wants_first_row_id) = key;
+    let all = entry_read_fields(manifest_partition_type(header)?);
+    let requested = match columns {
+        None => all.clone(),
+        Some(cols) => select(&all, &parse_paths(cols))?,
+    };
+    // What inheritance needs besides the requested columns.
+    let mut paths = match columns {
+        None => parse_paths(&all.iter().map(|f| f.name.clone()).collect::<Vec<_>>()),
+        Some(cols) => parse_paths(cols),
+    };
+    paths.push(vec!["status".to_owned()]);
+    if *wants_first_row_id {
+        paths.push(vec!["data_file".to_owned(), "record_count".to_owned()]);
+    }
+    let decoded = Type::Struct(select(&all, &paths)?);
+    Ok(Arc::new(Prepared {
+        requested,
+        plan: Arc::new(Plan::compile(&header.schema, &decoded)?),
+        widths: schema.as_deref().and_then(bound_widths),
+    }))
+}
+
 fn read_manifest_inner(
     data: &[u8],
     columns: Option<&[String]>,
@@ -199,35 +249,29 @@ fn read_manifest_inner(
     let header = container::read_header(data)?;
     require_field_ids(&header.schema)?;
     let version = format_version(&header)?;
-    let all = entry_read_fields(manifest_partition_type(&header)?);
-    let requested = match columns {
-        None => all.clone(),
-        Some(cols) => select(&all, &parse_paths(cols))?,
-    };
     let inherit = inherit.or(if version == 1 {
         Some(Inherit::default())
     } else {
         None
     });
-    // What inheritance needs besides the requested columns.
-    let mut paths = match columns {
-        None => parse_paths(&all.iter().map(|f| f.name.clone()).collect::<Vec<_>>()),
-        Some(cols) => parse_paths(cols),
-    };
-    let wants_first_row_id = touches(&paths, &["data_file", "first_row_id"])
-        && inherit.and_then(|i| i.first_row_id).is_some();
-    paths.push(vec!["status".to_owned()]);
-    if wants_first_row_id {
-        paths.push(vec!["data_file".to_owned(), "record_count".to_owned()]);
-    }
-    let decoded_fields = select(&all, &paths)?;
-    let array = avro::read_with(data, &header, &Type::Struct(decoded_fields))?;
+    let wants_first_row_id = inherit.and_then(|i| i.first_row_id).is_some()
+        && columns.is_none_or(|cols| touches(&parse_paths(cols), &["data_file", "first_row_id"]));
+    let key = (
+        header.schema_json.clone(),
+        header.meta_str("partition-spec").map(str::to_owned),
+        header.meta_str("schema").map(str::to_owned),
+        version,
+        columns.map(<[String]>::to_vec),
+        wants_first_row_id,
+    );
+    let prepared = PREPARED.get_or_try_insert(key, |key| prepare(key, &header))?;
+    let array = avro::read_with_plan(data, &header, &prepared.plan)?;
     let array = apply_defaults(array, inherit)?;
-    if let Some(widths) = header.meta_str("schema").and_then(bound_widths) {
-        check_bounds(&array, &widths)?;
+    if let Some(widths) = &prepared.widths {
+        check_bounds(&array, widths)?;
     }
     let rows = array.len();
-    let array = prune(&array, &requested)?;
+    let array = prune(&array, &prepared.requested)?;
     let metadata: HashMap<String, String> = MANIFEST_KEYS
         .iter()
         .filter_map(|k| header.meta_str(k).map(|v| ((*k).to_owned(), v.to_owned())))

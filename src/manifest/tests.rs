@@ -308,7 +308,7 @@ fn v1_files_default_sequence_numbers_and_content_to_zero() {
     list[0].snapshot_id = Some(1);
     let (file, _) = write_manifest(&entries(&list), &options(1)).unwrap();
     let header = container::read_header(&file).unwrap();
-    let AvroSchema::Record(entry) = &header.schema else {
+    let AvroSchema::Record(entry) = &*header.schema else {
         panic!()
     };
     let names: Vec<&str> = entry.fields.iter().map(|f| f.name.as_str()).collect();

@@ -368,6 +368,10 @@ fn decimal_from_be(bytes: &[u8]) -> Result<i128> {
     Ok(i128::from_be_bytes(buf))
 }
 
+/// Runs one node. The arms every manifest entry passes through many times
+/// (ints, longs, strings, optionals, records) stay here; the rest live in
+/// functions that are not inlined, which keeps this function's stack frame
+/// and register saves small: it is entered dozens of times per entry.
 fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
     match node {
         Node::Int(col) => {
@@ -393,9 +397,7 @@ fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
             } else if branch == 1 - *null_index {
                 exec(inner, c, b)?;
             } else {
-                return Err(Error::InvalidData(format!(
-                    "invalid Avro union branch {branch}"
-                )));
+                return Err(invalid_branch(branch));
             }
         }
         Node::Record { fields, nulls } => {
@@ -406,6 +408,49 @@ fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
                 b.structs[*n].append_non_null();
             }
         }
+        Node::IntMap { col, key, value } => exec_int_map(*col, *key, *value, c, b)?,
+        Node::Skip(s) => skip(s, c)?,
+        other => exec_other(other, c, b)?,
+    }
+    Ok(())
+}
+
+#[cold]
+fn invalid_branch(branch: i64) -> Error {
+    Error::InvalidData(format!("invalid Avro union branch {branch}"))
+}
+
+#[inline(never)]
+fn exec_int_map(
+    col: usize,
+    key: usize,
+    value: MapValue,
+    c: &mut Cursor,
+    b: &mut Builders,
+) -> Result<()> {
+    let mut total = 0usize;
+    loop {
+        let (count, _) = c.read_block_count()?;
+        if count == 0 {
+            break;
+        }
+        check_items(c, count)?;
+        int_map_block(count, key, value, c, b)?;
+        total += count;
+    }
+    b.lists[col].push(total)
+}
+
+#[inline(never)]
+fn exec_other(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
+    match node {
+        Node::Int(_)
+        | Node::Long(_)
+        | Node::Bytes(_)
+        | Node::Optional { .. }
+        | Node::Record { .. }
+        | Node::IntMap { .. }
+        | Node::Skip(_) => exec(node, c, b)?,
         Node::Array { col, item } => {
             let mut total = 0usize;
             loop {
@@ -421,20 +466,6 @@ fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
             }
             b.lists[*col].push(total)?;
         }
-        Node::IntMap { col, key, value } => {
-            let mut total = 0usize;
-            loop {
-                let (count, _) = c.read_block_count()?;
-                if count == 0 {
-                    break;
-                }
-                check_items(c, count)?;
-                int_map_block(count, *key, *value, c, b)?;
-                total += count;
-            }
-            b.lists[*col].push(total)?;
-        }
-        Node::Skip(s) => skip(s, c)?,
         Node::Missing(slot) => b.push_null(slot),
         Node::Bool(col) => {
             let v = c.read_bool()?;

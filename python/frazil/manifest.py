@@ -65,6 +65,9 @@ def _check_exists(location: str) -> None:
         raise FileNotFoundError(f"no such file: {location}")
 
 
+_INHERITED = ("added_snapshot_id", "sequence_number", "first_row_id")
+
+
 def _inherit(manifest_file: Mapping[str, Any] | None) -> tuple[int | None, int, int | None] | None:
     """What entries inherit from their manifest-list row (spec: "Sequence
     Number Inheritance"); a missing sequence number is a v1 list's 0."""
@@ -119,7 +122,13 @@ def read_manifests(
 ) -> list[pa.Table]:
     """Reads many manifests in parallel (``threads=0``: all cores), each with
     its manifest-list row's inheritance. Returns one table per manifest."""
-    rows = _to_pylist(manifest_files)
+    if isinstance(manifest_files, (pa.Table, pa.RecordBatch)):
+        # Only the inherited fields, not every row as a dict with its
+        # partition summaries: planning calls this for every snapshot.
+        wanted = [n for n in _INHERITED if n in manifest_files.schema.names]
+        rows = manifest_files.select(["manifest_path", *wanted]).to_pylist()
+    else:
+        rows = list(manifest_files)
     locations = [str(row["manifest_path"]) for row in rows]
     for loc in locations:
         _check_exists(loc)

@@ -65,23 +65,41 @@ pub fn read_with_plan(data: &[u8], header: &Header, plan: &Plan) -> Result<Struc
         records = records.saturating_add(count);
     }
     builders.reserve(records.min(data.len()));
-    let mut blocks = container::Blocks::new(data, header);
-    let mut scratch = Vec::new();
-    let mut done = 0usize;
-    while let Some((count, block)) = blocks.next_block()? {
-        let plain: &[u8] = if header.codec == Codec::Null {
-            block
-        } else {
-            let n = header.codec.decompress_into(block, &mut scratch)?;
-            scratch.get(..n).unwrap_or(&[])
-        };
-        plan.decode_block(plain, count, &mut builders)?;
-        if done == 0 {
-            builders.reserve_rest(count, records.min(data.len()));
+    with_block_buffer(|scratch| {
+        let mut blocks = container::Blocks::new(data, header);
+        let mut done = 0usize;
+        while let Some((count, block)) = blocks.next_block()? {
+            let plain: &[u8] = if header.codec == Codec::Null {
+                block
+            } else {
+                let n = header.codec.decompress_into(block, scratch)?;
+                scratch.get(..n).unwrap_or(&[])
+            };
+            plan.decode_block(plain, count, &mut builders)?;
+            if done == 0 {
+                builders.reserve_rest(count, records.min(data.len()));
+            }
+            done += count;
         }
-        done += count;
-    }
+        Ok(())
+    })?;
     plan.finish(&mut builders)
+}
+
+/// Runs `f` with this thread's buffer for decompressed blocks. Reading many
+/// manifests reuses one buffer instead of allocating (and zeroing) a block's
+/// worth per file; a buffer grown past `KEEP` by one huge block is released.
+fn with_block_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> Result<T>) -> Result<T> {
+    const KEEP: usize = 8 << 20;
+    thread_local! {
+        static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut buffer = BUFFER.take();
+    let out = f(&mut buffer);
+    if buffer.capacity() <= KEEP {
+        BUFFER.set(buffer);
+    }
+    out
 }
 
 /// Prefixes an error with the file it came from.

@@ -88,7 +88,35 @@ fn read_manifests(
     let threads = threads_or_all(threads);
     let batches =
         py.detach(|| run(|| manifest::read_manifests(&items, columns.as_deref(), threads)))?;
-    batches.into_iter().map(|b| table(py, b)).collect()
+    tables(py, batches)
+}
+
+/// One pyarrow Table per batch. Manifests written under one spec and schema
+/// share their Arrow schema: each run of them crosses to pyarrow as one
+/// multi-chunk table, and is sliced there, so pyarrow imports the (large,
+/// nested) schema once per run rather than once per manifest.
+fn tables(py: Python<'_>, batches: Vec<RecordBatch>) -> PyResult<Vec<Py<PyAny>>> {
+    let mut out = Vec::with_capacity(batches.len());
+    let mut rest = batches.into_iter().peekable();
+    while let Some(first) = rest.next() {
+        let schema = first.schema();
+        let mut run = vec![first];
+        while let Some(next) = rest.next_if(|b| b.schema() == schema) {
+            run.push(next);
+        }
+        if run.len() == 1 {
+            out.push(table(py, run.pop().expect("one batch"))?);
+            continue;
+        }
+        let lengths: Vec<usize> = run.iter().map(RecordBatch::num_rows).collect();
+        let whole = PyTable::try_new(run, schema)?.into_pyarrow(py)?;
+        let mut offset = 0;
+        for length in lengths {
+            out.push(whole.call_method1("slice", (offset, length))?.unbind());
+            offset += length;
+        }
+    }
+    Ok(out)
 }
 
 #[pyfunction]

@@ -380,6 +380,39 @@ def test_projection_and_parallel_reads(tmp_path: Path) -> None:
         m.read_manifest(rows[0]["manifest_path"], columns=["data_file.nope"])
 
 
+def test_parallel_reads_of_mixed_specs_and_empty_manifests(tmp_path: Path) -> None:
+    # Runs of manifests sharing a spec cross to pyarrow together and are
+    # sliced apart: each table must still be exactly its own manifest.
+    specs = [schema_and_spec(["int"]), schema_and_spec(["string", "long"])]
+    plan = [0, 0, 1, 1, 1, 0, 1, 1]
+    sizes = [3, 0, 4, 1, 0, 2, 5, 0]
+    rows = []
+    for k, (which, size) in enumerate(zip(plan, sizes, strict=True)):
+        schema, spec = specs[which]
+        partition = {"p0_int": k} if which == 0 else {"p0_string": f"s{k}", "p1_long": k}
+        entries = [
+            {"status": 1, "data_file": data_file(f"f{k}-{i}", partition, records=i + k)}
+            for i in range(size)
+        ]
+        path = tmp_path / f"m{k}.avro"
+        row = m.write_manifest(path, entries, schema=schema, spec=spec, snapshot_id=k)
+        row["added_snapshot_id"] = k
+        rows.append(row)
+    m.write_manifest_list(tmp_path / "l.avro", rows, snapshot_id=9, sequence_number=9)
+    listing = m.read_manifest_list(tmp_path / "l.avro")
+    for threads in (1, 2):
+        tables = m.read_manifests(listing, threads=threads)
+        assert [t.num_rows for t in tables] == sizes
+        for k, table in enumerate(tables):
+            one = m.read_manifest(rows[k]["manifest_path"], manifest_file=listing.to_pylist()[k])
+            assert table.schema.equals(one.schema, check_metadata=True)
+            assert table.equals(one)
+            paths = table.column("data_file").combine_chunks().field("file_path").to_pylist()
+            assert paths == [f"f{k}-{i}" for i in range(sizes[k])]
+    # A list of dicts works as well as the listing table.
+    assert [t.num_rows for t in m.read_manifests(listing.to_pylist(), threads=1)] == sizes
+
+
 def test_manifest_list_v1_defaults(tmp_path: Path) -> None:
     schema, spec = schema_and_spec([])
     row = m.write_manifest(

@@ -30,9 +30,7 @@ def parse_json(text: str | bytes, what: str) -> Any:
 
 def as_object(node: Any, what: str) -> JsonObject:
     if not isinstance(node, Mapping):
-        raise InvalidMetadataError(
-            f"cannot parse {what} from a non-object: {_show(node)}"
-        )
+        raise InvalidMetadataError(f"cannot parse {what} from a non-object: {_show(node)}")
     return node
 
 

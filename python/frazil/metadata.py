@@ -453,9 +453,7 @@ def _from_dict(obj: Mapping[str, Any], metadata_location: str | None) -> TableMe
         schemas, current_schema_id = (schema,), schema.schema_id
 
     if obj.get("partition-specs") is not None:
-        specs = tuple(
-            PartitionSpec.from_json(s) for s in js.get_list(obj, "partition-specs", what)
-        )
+        specs = tuple(PartitionSpec.from_json(s) for s in js.get_list(obj, "partition-specs", what))
         default_spec_id = js.get_int(obj, "default-spec-id", what)
     else:
         if obj.get("partition-spec") is None:

@@ -92,8 +92,10 @@ class Schema:
                     f"reserved for metadata columns (ids must be <= {MAX_FIELD_ID})"
                 )
             seen[f.field_id] = name
-            for kind, raw in (("initial-default", f.initial_default),
-                              ("write-default", f.write_default)):
+            for kind, raw in (
+                ("initial-default", f.initial_default),
+                ("write-default", f.write_default),
+            ):
                 if raw is not None:
                     try:
                         check_default(f, kind, raw)

@@ -183,4 +183,3 @@ class SortOrder:
 
     def __str__(self) -> str:
         return "[" + ", ".join(str(f) for f in self.fields) + "]"
-

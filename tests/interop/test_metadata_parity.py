@@ -89,8 +89,10 @@ def build_tables(tables: Warehouse) -> dict[str, list[Path]]:
         tables.sql(f"ALTER TABLE {name} WRITE ORDERED BY id DESC NULLS LAST, data")
         tables.sql(f"ALTER TABLE {name} SET IDENTIFIER FIELDS id")
         tables.sql(f"INSERT INTO {name} VALUES (3, 'c', NULL, NULL, NULL, NULL, 7)")
-        tables.sql(f"ALTER TABLE {name} CREATE BRANCH audit RETAIN 7 DAYS WITH SNAPSHOT RETENTION "
-                   "2 SNAPSHOTS")
+        tables.sql(
+            f"ALTER TABLE {name} CREATE BRANCH audit RETAIN 7 DAYS WITH SNAPSHOT RETENTION "
+            "2 SNAPSHOTS"
+        )
         tables.sql(f"ALTER TABLE {name} CREATE TAG release RETAIN 30 DAYS")
         tables.sql(f"DELETE FROM {name} WHERE id = 2")
         tables.sql(f"ALTER TABLE {name} RENAME COLUMN data TO payload")
@@ -133,17 +135,23 @@ def test_java_reads_frazil_output_as_the_same_table(
         assert java_round_trip(java, ours) == java_round_trip(java, path.read_text()), path
 
 
-def test_frazil_model_matches_java(java: Any, tables: Warehouse,
-                                   java_tables: dict[str, list[Path]]) -> None:
+def test_frazil_model_matches_java(
+    java: Any, tables: Warehouse, java_tables: dict[str, list[Path]]
+) -> None:
     for version in (1, 2, 3):
         table = f"t_v{version}"
         ours = read_metadata(tables.current_metadata_file(NAMESPACE, table))
         theirs = tables.java_table(NAMESPACE, table)
         assert ours.current_snapshot_id == theirs.currentSnapshot().snapshotId()
         assert ours.schema().schema_id == theirs.schema().schemaId()
-        assert ours.schema().find_field("payload").field_id == theirs.schema().findField(  # type: ignore[union-attr]
-            "payload"
-        ).fieldId()
+        assert (
+            ours.schema().find_field("payload").field_id
+            == theirs.schema()
+            .findField(  # type: ignore[union-attr]
+                "payload"
+            )
+            .fieldId()
+        )
         assert ours.schema().identifier_field_names == ("id",)
         assert ours.spec().spec_id == theirs.spec().specId()
         assert [f.transform for f in ours.spec().fields] == [
@@ -189,27 +197,47 @@ VIEW = {
     "location": "s3://bucket/test/location",
     "properties": {"comment": "a view"},
     "schemas": [
-        {"type": "struct", "schema-id": 0, "fields": [
-            {"id": 1, "name": "x", "required": True, "type": "long"}]},
-        {"type": "struct", "schema-id": 1, "fields": [
-            {"id": 1, "name": "x", "required": True, "type": "long", "doc": "the x"},
-            {"id": 2, "name": "y", "required": False, "type": "string"}]},
+        {
+            "type": "struct",
+            "schema-id": 0,
+            "fields": [{"id": 1, "name": "x", "required": True, "type": "long"}],
+        },
+        {
+            "type": "struct",
+            "schema-id": 1,
+            "fields": [
+                {"id": 1, "name": "x", "required": True, "type": "long", "doc": "the x"},
+                {"id": 2, "name": "y", "required": False, "type": "string"},
+            ],
+        },
     ],
     "current-version-id": 2,
     "versions": [
-        {"version-id": 1, "timestamp-ms": 4353, "schema-id": 0,
-         "summary": {"operation": "create", "engine-name": "spark"},
-         "default-namespace": ["ns"],
-         "representations": [{"type": "sql", "sql": "select 1 x", "dialect": "spark"}]},
-        {"version-id": 2, "timestamp-ms": 5555, "schema-id": 1,
-         "summary": {"operation": "replace"}, "default-catalog": "cat",
-         "default-namespace": ["a", "b"],
-         "representations": [
-             {"type": "sql", "sql": "select x, y from t", "dialect": "spark"},
-             {"type": "sql", "sql": "select x, y from t", "dialect": "trino"}]},
+        {
+            "version-id": 1,
+            "timestamp-ms": 4353,
+            "schema-id": 0,
+            "summary": {"operation": "create", "engine-name": "spark"},
+            "default-namespace": ["ns"],
+            "representations": [{"type": "sql", "sql": "select 1 x", "dialect": "spark"}],
+        },
+        {
+            "version-id": 2,
+            "timestamp-ms": 5555,
+            "schema-id": 1,
+            "summary": {"operation": "replace"},
+            "default-catalog": "cat",
+            "default-namespace": ["a", "b"],
+            "representations": [
+                {"type": "sql", "sql": "select x, y from t", "dialect": "spark"},
+                {"type": "sql", "sql": "select x, y from t", "dialect": "trino"},
+            ],
+        },
     ],
-    "version-log": [{"timestamp-ms": 4353, "version-id": 1},
-                    {"timestamp-ms": 5555, "version-id": 2}],
+    "version-log": [
+        {"timestamp-ms": 4353, "version-id": 1},
+        {"timestamp-ms": 5555, "version-id": 2},
+    ],
 }
 
 
@@ -223,10 +251,25 @@ def test_view_metadata_matches_java(java: Any) -> None:
 
 PRIMITIVES = st.sampled_from(
     [
-        BooleanType(), IntegerType(), LongType(), FloatType(), DoubleType(), DateType(),
-        TimeType(), TimestampType(), TimestamptzType(), TimestampNanoType(),
-        TimestamptzNanoType(), StringType(), UUIDType(), BinaryType(), UnknownType(),
-        VariantType(), FixedType(7), DecimalType(38, 10), DecimalType(9, 2),
+        BooleanType(),
+        IntegerType(),
+        LongType(),
+        FloatType(),
+        DoubleType(),
+        DateType(),
+        TimeType(),
+        TimestampType(),
+        TimestamptzType(),
+        TimestampNanoType(),
+        TimestamptzNanoType(),
+        StringType(),
+        UUIDType(),
+        BinaryType(),
+        UnknownType(),
+        VariantType(),
+        FixedType(7),
+        DecimalType(38, 10),
+        DecimalType(9, 2),
     ]
 )
 
@@ -314,8 +357,14 @@ def test_default_values_match_java(java: Any) -> None:
         (BinaryType(), b""),
     ]
     fields = tuple(
-        NestedField(i + 1, f"c{i}", t, required=i % 2 == 0,
-                    initial_default=default_json(t, v), write_default=default_json(t, v))
+        NestedField(
+            i + 1,
+            f"c{i}",
+            t,
+            required=i % 2 == 0,
+            initial_default=default_json(t, v),
+            write_default=default_json(t, v),
+        )
         for i, (t, v) in enumerate(cases)
     )
     schema = Schema(fields=fields, schema_id=1)

@@ -28,8 +28,9 @@ def test_spec_example() -> None:
 
 
 def test_dotted_names_are_literal() -> None:
-    mapping = NameMapping((MappedField(("a.b",), 7), MappedField(("a",), 8,
-                                                                 (MappedField(("b",), 9),))))
+    mapping = NameMapping(
+        (MappedField(("a.b",), 7), MappedField(("a",), 8, (MappedField(("b",), 9),)))
+    )
     assert mapping.field_id(["a.b"]) == 7
     assert mapping.field_id(["a", "b"]) == 9
 
@@ -37,8 +38,10 @@ def test_dotted_names_are_literal() -> None:
 def test_fields_without_ids_or_names() -> None:
     mapping = NameMapping.from_json('[{"names": ["only_in_files"]}, {"field-id": 3, "names": []}]')
     assert mapping.field_id(["only_in_files"]) is None
-    assert json.loads(mapping.to_json()) == [{"names": ["only_in_files"]},
-                                             {"field-id": 3, "names": []}]
+    assert json.loads(mapping.to_json()) == [
+        {"names": ["only_in_files"]},
+        {"field-id": 3, "names": []},
+    ]
     # The spec's table spells the key field_id; accept it on read.
     assert NameMapping.from_json('[{"field_id": 4, "names": ["x"]}]').field_id(["x"]) == 4
 

@@ -70,8 +70,8 @@ def test_known_transforms_are_canonicalised() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["bucket[0]", "truncate[0]", "bucket[99999999999]", "bucket[-3]", "bucket[x]",
-             "truncate[]"]
+    "text",
+    ["bucket[0]", "truncate[0]", "bucket[99999999999]", "bucket[-3]", "bucket[x]", "truncate[]"],
 )
 def test_bad_parameters_of_known_transforms_are_refused(text: str) -> None:
     with pytest.raises(InvalidTransformError):
@@ -95,8 +95,14 @@ def test_unknown_transforms_are_kept_and_refused_when_evaluated() -> None:
 
 
 def test_partition_type_uses_result_types() -> None:
-    s = spec((1, "bucket[16]", "id_bucket"), (2, "day", "ts_day"), (3, "truncate[3]", "n"),
-             (11, "identity", "price"), (13, "hour", "ns_hour"), (14, "identity", "nstz"))
+    s = spec(
+        (1, "bucket[16]", "id_bucket"),
+        (2, "day", "ts_day"),
+        (3, "truncate[3]", "n"),
+        (11, "identity", "price"),
+        (13, "hour", "ns_hour"),
+        (14, "identity", "nstz"),
+    )
     struct = s.partition_type(schema())
     assert [(f.field_id, f.name, str(f.field_type), f.required) for f in struct.fields] == [
         (1000, "id_bucket", "int", False),
@@ -134,7 +140,10 @@ def test_partition_type_with_dropped_sources() -> None:
     # As Java: a dropped source reads as `unknown`; fixed result types survive.
     s = spec((99, "bucket[4]", "b"), (98, "void", "v"), (97, "identity", "i"), (96, "day", "d"))
     assert [str(f.field_type) for f in s.partition_type(schema()).fields] == [
-        "int", "unknown", "unknown", "int"
+        "int",
+        "unknown",
+        "unknown",
+        "int",
     ]
 
 
@@ -150,11 +159,13 @@ def test_allowed_partition_sources() -> None:
 
 def test_partition_spec_rules() -> None:
     with pytest.raises(InvalidMetadataError, match="duplicate partition field id 1000"):
-        PartitionSpec(0, (PartitionField(1, 1000, "identity", "a"),
-                          PartitionField(2, 1000, "identity", "b")))
+        PartitionSpec(
+            0, (PartitionField(1, 1000, "identity", "a"), PartitionField(2, 1000, "identity", "b"))
+        )
     with pytest.raises(InvalidMetadataError, match="duplicate partition field name 'a'"):
-        PartitionSpec(0, (PartitionField(1, 1000, "identity", "a"),
-                          PartitionField(2, 1001, "bucket[2]", "a")))
+        PartitionSpec(
+            0, (PartitionField(1, 1000, "identity", "a"), PartitionField(2, 1001, "bucket[2]", "a"))
+        )
     assert PartitionSpec().is_unpartitioned()
     assert PartitionSpec().last_assigned_field_id == 999
     assert spec((1, "void", "a")).is_unpartitioned()
@@ -162,8 +173,10 @@ def test_partition_spec_rules() -> None:
 
 
 def test_v1_partition_fields_without_ids_are_numbered_from_1000() -> None:
-    fields = [{"name": "a", "transform": "identity", "source-id": 1},
-              {"name": "b", "transform": "bucket[4]", "source-id": 3}]
+    fields = [
+        {"name": "a", "transform": "identity", "source-id": 1},
+        {"name": "b", "transform": "bucket[4]", "source-id": 3},
+    ]
     read = PartitionSpec.from_json_fields(fields, 0)
     assert [f.field_id for f in read.fields] == [1000, 1001]
     assert read.last_assigned_field_id == 1001
@@ -182,22 +195,36 @@ def test_partition_spec_json_round_trip() -> None:
     }
     assert PartitionSpec.from_json(s.to_json()) == s
     with pytest.raises(InvalidMetadataError, match="missing required field 'source-id'"):
-        PartitionSpec.from_json({"spec-id": 0, "fields": [{"name": "a", "transform": "day",
-                                                           "field-id": 1000}]})
+        PartitionSpec.from_json(
+            {"spec-id": 0, "fields": [{"name": "a", "transform": "day", "field-id": 1000}]}
+        )
 
 
 def test_sort_orders() -> None:
-    order = SortOrder(1, (SortField(3, "identity", "ASC", "NULLS-LAST"),  # type: ignore[arg-type]
-                          SortField(1, "bucket[4]", SortDirection.DESC, NullOrder.NULLS_FIRST)))
+    order = SortOrder(
+        1,
+        (
+            SortField(3, "identity", "ASC", "NULLS-LAST"),  # type: ignore[arg-type]
+            SortField(1, "bucket[4]", SortDirection.DESC, NullOrder.NULLS_FIRST),
+        ),
+    )
     assert order.fields[0].direction is SortDirection.ASC
     assert order.fields[0].null_order is NullOrder.NULLS_LAST
     assert order.to_json() == {
         "order-id": 1,
         "fields": [
-            {"transform": "identity", "source-id": 3, "direction": "asc",
-             "null-order": "nulls-last"},
-            {"transform": "bucket[4]", "source-id": 1, "direction": "desc",
-             "null-order": "nulls-first"},
+            {
+                "transform": "identity",
+                "source-id": 3,
+                "direction": "asc",
+                "null-order": "nulls-last",
+            },
+            {
+                "transform": "bucket[4]",
+                "source-id": 1,
+                "direction": "desc",
+                "null-order": "nulls-first",
+            },
         ],
     }
     assert SortOrder.from_json(order.to_json()) == order

@@ -55,10 +55,24 @@ from hypothesis import strategies as st
 PRIMITIVES = st.one_of(
     st.sampled_from(
         [
-            BooleanType(), IntegerType(), LongType(), FloatType(), DoubleType(), DateType(),
-            TimeType(), TimestampType(), TimestamptzType(), TimestampNanoType(),
-            TimestamptzNanoType(), StringType(), UUIDType(), BinaryType(), UnknownType(),
-            VariantType(), GeometryType(), GeographyType("srid:4326", "vincenty"),
+            BooleanType(),
+            IntegerType(),
+            LongType(),
+            FloatType(),
+            DoubleType(),
+            DateType(),
+            TimeType(),
+            TimestampType(),
+            TimestamptzType(),
+            TimestampNanoType(),
+            TimestamptzNanoType(),
+            StringType(),
+            UUIDType(),
+            BinaryType(),
+            UnknownType(),
+            VariantType(),
+            GeometryType(),
+            GeographyType("srid:4326", "vincenty"),
         ]
     ),
     st.builds(FixedType, st.integers(0, 64)),
@@ -77,12 +91,13 @@ def shapes() -> st.SearchStrategy[IcebergType]:
     def extend(children: st.SearchStrategy[IcebergType]) -> st.SearchStrategy[IcebergType]:
         fields = st.lists(st.tuples(children, st.booleans()), min_size=0, max_size=4)
         return st.one_of(
-            fields.flatmap(lambda fs: st.lists(NAMES, min_size=len(fs), max_size=len(fs),
-                                               unique=True).map(
-                lambda names: StructType(tuple(
-                    NestedField(0, n, t, r) for n, (t, r) in zip(names, fs, strict=True)
-                ))
-            )),
+            fields.flatmap(
+                lambda fs: st.lists(NAMES, min_size=len(fs), max_size=len(fs), unique=True).map(
+                    lambda names: StructType(
+                        tuple(NestedField(0, n, t, r) for n, (t, r) in zip(names, fs, strict=True))
+                    )
+                )
+            ),
             st.builds(lambda t, r: ListType(0, t, r), children, st.booleans()),
             st.builds(lambda k, v, r: MapType(0, k, 0, v, r), PRIMITIVES, children, st.booleans()),
         )
@@ -100,8 +115,9 @@ def default_for(t: IcebergType) -> st.SearchStrategy[Any]:
     if isinstance(t, LongType):
         return st.integers(-(2**63), 2**63 - 1)
     if isinstance(t, (FloatType, DoubleType)):
-        return st.floats(allow_nan=False, allow_infinity=False, width=32 if isinstance(
-            t, FloatType) else 64)
+        return st.floats(
+            allow_nan=False, allow_infinity=False, width=32 if isinstance(t, FloatType) else 64
+        )
     if isinstance(t, DecimalType):
         return st.integers(-(10**t.precision) + 1, 10**t.precision - 1).map(
             # Appendix D: positive scales as digits after the point, never an exponent.
@@ -213,8 +229,7 @@ def test_random_schemas_round_trip_json(schema: Schema) -> None:
         assert schema.find_field(f.field_id) == f
         assert schema.find_field(name) == f
         assert schema.find_column_name(f.field_id) == name
-    assert schema.highest_field_id() == max((f.field_id for _, f in schema.all_fields()),
-                                            default=0)
+    assert schema.highest_field_id() == max((f.field_id for _, f in schema.all_fields()), default=0)
 
 
 @settings(max_examples=50, deadline=None)
@@ -224,9 +239,14 @@ def test_random_schemas_round_trip_through_v3_metadata(schema: Schema, partition
     top_level = [f for f in schema.fields if isinstance(f.field_type, PrimitiveType)]
     if partition and top_level:
         spec = PartitionSpec(0, (PartitionField(top_level[0].field_id, 1000, "void", "p"),))
-    metadata = TableMetadata.new(schema, "file:///tmp/t", spec=spec, format_version=3,
-                                 table_uuid="00000000-0000-0000-0000-000000000000",
-                                 last_updated_ms=1)
+    metadata = TableMetadata.new(
+        schema,
+        "file:///tmp/t",
+        spec=spec,
+        format_version=3,
+        table_uuid="00000000-0000-0000-0000-000000000000",
+        last_updated_ms=1,
+    )
     again = TableMetadata.from_json(metadata.to_json())
     assert again == metadata
     assert again.schema() == schema
@@ -287,8 +307,15 @@ def table_metadata(draw: st.DrawFn) -> TableMetadata:
             statistics_path=f"file:///t/{i}.stats",
             file_size_in_bytes=100,
             file_footer_size_in_bytes=10,
-            blob_metadata=(BlobMetadata("apache-datasketches-theta-v1", i, 1, (1,),
-                                        draw(st.dictionaries(NAMES, NAMES, max_size=2))),),
+            blob_metadata=(
+                BlobMetadata(
+                    "apache-datasketches-theta-v1",
+                    i,
+                    1,
+                    (1,),
+                    draw(st.dictionaries(NAMES, NAMES, max_size=2)),
+                ),
+            ),
         )
         for i in ids[:2]
     )
@@ -312,8 +339,13 @@ def table_metadata(draw: st.DrawFn) -> TableMetadata:
             PartitionStatisticsFile(i, f"file:///t/{i}.parquet", 7) for i in ids[:1]
         ),
         next_row_id=count * 10 if version >= 3 else None,
-        extras=draw(st.dictionaries(st.sampled_from(["x-future", "y-future"]),
-                                    st.integers() | st.text(max_size=3), max_size=2)),
+        extras=draw(
+            st.dictionaries(
+                st.sampled_from(["x-future", "y-future"]),
+                st.integers() | st.text(max_size=3),
+                max_size=2,
+            )
+        ),
     )
 
 

@@ -194,7 +194,7 @@ def test_schema_json_without_id_reads_as_zero() -> None:
         {"type": "struct", "fields": [{"id": 1, "name": "a", "required": True, "type": "int"}]}
     )
     assert schema.schema_id == 0
-    with pytest.raises(InvalidSchemaError, match="must be \"struct\""):
+    with pytest.raises(InvalidSchemaError, match='must be "struct"'):
         Schema.from_json({"type": "list", "fields": []})
 
 
@@ -219,8 +219,13 @@ def test_duplicate_names_are_refused() -> None:
 
 def test_default_values_decode_through_frazil_values() -> None:
     schema = Schema(
-        required(1, "id", UUIDType(), initial_default="0db3e2a8-9d1d-42b9-aa7b-74ebe558dceb",
-                 write_default="ec5911be-b0a7-458c-8438-c9a3e53cffae"),
+        required(
+            1,
+            "id",
+            UUIDType(),
+            initial_default="0db3e2a8-9d1d-42b9-aa7b-74ebe558dceb",
+            write_default="ec5911be-b0a7-458c-8438-c9a3e53cffae",
+        ),
         optional(2, "price", DecimalType(9, 2), initial_default="14.20"),
         optional(3, "day", DateType(), write_default="2017-11-16"),
         optional(4, "plain", IntegerType()),
@@ -254,16 +259,28 @@ def test_invalid_default_values_are_refused(field_type: IcebergType, raw: object
     with pytest.raises(InvalidSchemaError, match="field 1 \\(c\\): invalid initial-default"):
         Schema(optional(1, "c", field_type, initial_default=raw))
     with pytest.raises(InvalidSchemaError, match="invalid write-default"):
-        Schema.from_json({"type": "struct", "fields": [
-            {"id": 1, "name": "c", "required": False, "type": str(field_type),
-             "write-default": raw}]})
+        Schema.from_json(
+            {
+                "type": "struct",
+                "fields": [
+                    {
+                        "id": 1,
+                        "name": "c",
+                        "required": False,
+                        "type": str(field_type),
+                        "write-default": raw,
+                    }
+                ],
+            }
+        )
 
 
 def test_defaults_of_types_frazil_values_cannot_decode_are_kept() -> None:
     # frazil.values has no nanosecond timestamps yet: such a default is kept as read and
     # refused only when decoded.
-    schema = Schema(optional(1, "t", TimestampNanoType(),
-                             initial_default="2017-11-16T22:31:08.123456789"))
+    schema = Schema(
+        optional(1, "t", TimestampNanoType(), initial_default="2017-11-16T22:31:08.123456789")
+    )
     assert schema.field(1).initial_default == "2017-11-16T22:31:08.123456789"
     with pytest.raises(UnknownTypeError, match="does not support type timestamp_ns"):
         schema.field(1).initial_default_value()

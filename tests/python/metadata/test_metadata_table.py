@@ -79,7 +79,10 @@ def test_v1_writes_deprecated_fields_as_java(v1_old: dict[str, Any]) -> None:
     assert out["schema"] == out["schemas"][0] == m.schema().to_json()
     assert out["partition-spec"] == out["partition-specs"][0]["fields"]
     assert out["partition-spec"][1] == {
-        "name": "y_bucket", "transform": "bucket[16]", "source-id": 2, "field-id": 1001
+        "name": "y_bucket",
+        "transform": "bucket[16]",
+        "source-id": 2,
+        "field-id": 1001,
     }
     assert all("sequence-number" not in s for s in out["snapshots"])
     assert out["snapshots"][0]["manifests"] == v1_old["snapshots"][0]["manifests"]
@@ -103,8 +106,9 @@ def test_v1_prefers_the_lists_when_both_forms_are_present(v1_old: dict[str, Any]
 
 
 def test_v1_sequence_numbers_are_zero() -> None:
-    m = TableMetadata.new(Schema(frazil.types.optional(1, "a", frazil.types.LongType())),
-                          "/tmp/t", format_version=1)
+    m = TableMetadata.new(
+        Schema(frazil.types.optional(1, "a", frazil.types.LongType())), "/tmp/t", format_version=1
+    )
     with pytest.raises(InvalidMetadataError, match="must be 0 in format v1"):
         m.replace(last_sequence_number=3)
 
@@ -130,9 +134,7 @@ def test_v2_model(v2_java: dict[str, Any]) -> None:
     assert m.snapshot_by_id(3051729675574597004).schema_id == 0  # type: ignore[union-attr]
     assert m.snapshot_by_name("v1.0") == m.snapshot_by_id(3051729675574597004)
     audit = m.ref("audit")
-    assert audit == SnapshotRef(
-        3051729675574597004, SnapshotRefType.BRANCH, 2, 86400000, 604800000
-    )
+    assert audit == SnapshotRef(3051729675574597004, SnapshotRefType.BRANCH, 2, 86400000, 604800000)
     assert m.ref("v1.0").type is SnapshotRefType.TAG  # type: ignore[union-attr]
     assert m.statistics[0].blob_metadata[0].properties == {"ndv": "7"}
     assert m.partition_statistics[0].file_size_in_bytes == 43
@@ -225,51 +227,110 @@ def test_ref_rules(v2_java: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     ("change", "error", "message"),
     [
-        (lambda d: d["schemas"][1]["fields"].append(
-            {"id": 2, "name": "dup", "required": False, "type": "int"}),
-         InvalidSchemaError, "duplicate field id 2"),
-        (lambda d: d["schemas"][1]["fields"].append(
-            {"id": 2147483645, "name": "_pos", "required": False, "type": "long"}),
-         InvalidSchemaError, "reserved"),
-        (lambda d: d["schemas"][1].update({"identifier-field-ids": [4]}),
-         InvalidSchemaError, "must be required"),
-        (lambda d: d["partition-specs"][1]["fields"].append(
-            {"name": "tags", "transform": "identity", "source-id": 6, "field-id": 1003}),
-         UnsupportedTransformError, "inside a map"),
-        (lambda d: d["partition-specs"][1]["fields"].append(
-            {"name": "x_hour", "transform": "hour", "source-id": 1, "field-id": 1003}),
-         UnsupportedTransformError, "hour cannot be applied to long"),
-        (lambda d: d["partition-specs"][1]["fields"].append(
-            {"name": "x_b", "transform": "bucket[-3]", "source-id": 1, "field-id": 1003}),
-         InvalidTransformError, None),
-        (lambda d: d["partition-specs"][1]["fields"].append(
-            {"name": "x_b", "transform": "bucket[0]", "source-id": 1, "field-id": 1003}),
-         InvalidTransformError, None),
-        (lambda d: d.update({"current-schema-id": 9}), InvalidMetadataError,
-         "current-schema-id 9 is not among the schemas"),
-        (lambda d: d.update({"default-spec-id": 9}), InvalidMetadataError,
-         "default-spec-id 9"),
-        (lambda d: d.update({"default-sort-order-id": 9}), InvalidMetadataError,
-         "default-sort-order-id 9"),
-        (lambda d: d["schemas"].append(d["schemas"][0]), InvalidMetadataError,
-         "duplicate schema id 0"),
-        (lambda d: d["snapshots"].append(d["snapshots"][0]), InvalidMetadataError,
-         "duplicate snapshot id"),
-        (lambda d: d.update({"last-sequence-number": 33}), InvalidMetadataError,
-         "above last-sequence-number 33"),
-        (lambda d: d["schemas"][1]["fields"].append(
-            {"id": 8, "name": "t", "required": False, "type": "timestamp_ns"}),
-         InvalidSchemaError, "needs format version 3"),
-        (lambda d: d["schemas"][1]["fields"].append(
-            {"id": 8, "name": "t", "required": False, "type": "int", "write-default": 1}),
-         InvalidSchemaError, "non-null write-default"),
-        (lambda d: d["schemas"][1]["fields"].append(
-            {"id": 8, "name": "t", "required": False, "type": "int4"}),
-         ValidationError, "int4"),
-        (lambda d: d.update({"last-updated-ms": "yesterday"}), InvalidMetadataError,
-         "'last-updated-ms' must be a JSON long"),
-        (lambda d: d.update({"properties": {"a": 1}}), InvalidMetadataError,
-         "must be a JSON string"),
+        (
+            lambda d: d["schemas"][1]["fields"].append(
+                {"id": 2, "name": "dup", "required": False, "type": "int"}
+            ),
+            InvalidSchemaError,
+            "duplicate field id 2",
+        ),
+        (
+            lambda d: d["schemas"][1]["fields"].append(
+                {"id": 2147483645, "name": "_pos", "required": False, "type": "long"}
+            ),
+            InvalidSchemaError,
+            "reserved",
+        ),
+        (
+            lambda d: d["schemas"][1].update({"identifier-field-ids": [4]}),
+            InvalidSchemaError,
+            "must be required",
+        ),
+        (
+            lambda d: d["partition-specs"][1]["fields"].append(
+                {"name": "tags", "transform": "identity", "source-id": 6, "field-id": 1003}
+            ),
+            UnsupportedTransformError,
+            "inside a map",
+        ),
+        (
+            lambda d: d["partition-specs"][1]["fields"].append(
+                {"name": "x_hour", "transform": "hour", "source-id": 1, "field-id": 1003}
+            ),
+            UnsupportedTransformError,
+            "hour cannot be applied to long",
+        ),
+        (
+            lambda d: d["partition-specs"][1]["fields"].append(
+                {"name": "x_b", "transform": "bucket[-3]", "source-id": 1, "field-id": 1003}
+            ),
+            InvalidTransformError,
+            None,
+        ),
+        (
+            lambda d: d["partition-specs"][1]["fields"].append(
+                {"name": "x_b", "transform": "bucket[0]", "source-id": 1, "field-id": 1003}
+            ),
+            InvalidTransformError,
+            None,
+        ),
+        (
+            lambda d: d.update({"current-schema-id": 9}),
+            InvalidMetadataError,
+            "current-schema-id 9 is not among the schemas",
+        ),
+        (lambda d: d.update({"default-spec-id": 9}), InvalidMetadataError, "default-spec-id 9"),
+        (
+            lambda d: d.update({"default-sort-order-id": 9}),
+            InvalidMetadataError,
+            "default-sort-order-id 9",
+        ),
+        (
+            lambda d: d["schemas"].append(d["schemas"][0]),
+            InvalidMetadataError,
+            "duplicate schema id 0",
+        ),
+        (
+            lambda d: d["snapshots"].append(d["snapshots"][0]),
+            InvalidMetadataError,
+            "duplicate snapshot id",
+        ),
+        (
+            lambda d: d.update({"last-sequence-number": 33}),
+            InvalidMetadataError,
+            "above last-sequence-number 33",
+        ),
+        (
+            lambda d: d["schemas"][1]["fields"].append(
+                {"id": 8, "name": "t", "required": False, "type": "timestamp_ns"}
+            ),
+            InvalidSchemaError,
+            "needs format version 3",
+        ),
+        (
+            lambda d: d["schemas"][1]["fields"].append(
+                {"id": 8, "name": "t", "required": False, "type": "int", "write-default": 1}
+            ),
+            InvalidSchemaError,
+            "non-null write-default",
+        ),
+        (
+            lambda d: d["schemas"][1]["fields"].append(
+                {"id": 8, "name": "t", "required": False, "type": "int4"}
+            ),
+            ValidationError,
+            "int4",
+        ),
+        (
+            lambda d: d.update({"last-updated-ms": "yesterday"}),
+            InvalidMetadataError,
+            "'last-updated-ms' must be a JSON long",
+        ),
+        (
+            lambda d: d.update({"properties": {"a": 1}}),
+            InvalidMetadataError,
+            "must be a JSON string",
+        ),
         (lambda d: d.update({"snapshots": {}}), InvalidMetadataError, "non-array"),
     ],
 )
@@ -392,11 +453,14 @@ def test_functional_updates(v2_java: dict[str, Any]) -> None:
 
 
 def test_new_table_metadata() -> None:
-    schema = Schema(frazil.types.required(1, "id", frazil.types.LongType()),
-                    frazil.types.optional(2, "ts", frazil.types.TimestampType()))
+    schema = Schema(
+        frazil.types.required(1, "id", frazil.types.LongType()),
+        frazil.types.optional(2, "ts", frazil.types.TimestampType()),
+    )
     spec = PartitionSpec(0, (PartitionField(2, 1000, "day", "ts_day"),))
-    m = TableMetadata.new(schema, "file:///tmp/t", spec=spec, format_version=3,
-                          properties={"a": "b"})
+    m = TableMetadata.new(
+        schema, "file:///tmp/t", spec=spec, format_version=3, properties={"a": "b"}
+    )
     assert (m.last_column_id, m.last_partition_id, m.next_row_id) == (2, 1000, 0)
     assert m.table_uuid is not None and m.current_snapshot() is None
     round_trip(m)

@@ -103,8 +103,14 @@ def test_bad_type_strings_are_refused(text: str) -> None:
 
 
 def test_v3_types_need_format_version_3() -> None:
-    for t in (TimestampNanoType(), TimestamptzNanoType(), UnknownType(), VariantType(),
-              GeometryType(), GeographyType()):
+    for t in (
+        TimestampNanoType(),
+        TimestamptzNanoType(),
+        UnknownType(),
+        VariantType(),
+        GeometryType(),
+        GeographyType(),
+    ):
         assert t.min_format_version == 3
     for t in (IntegerType(), DecimalType(9, 2), FixedType(3), StringType()):
         assert t.min_format_version == 1
@@ -174,14 +180,25 @@ def test_children_of_nested_types() -> None:
     ("node", "error"),
     [
         ({"type": "list", "element-id": 1, "element-required": True}, InvalidMetadataError),
-        ({"type": "list", "element-id": "1", "element": "int", "element-required": True},
-         InvalidMetadataError),
-        ({"type": "map", "key-id": 1, "key": "string", "value-id": 2, "value": "int"},
-         InvalidMetadataError),
-        ({"type": "struct", "fields": [{"id": 1, "name": "a", "type": "int"}]},
-         InvalidMetadataError),
-        ({"type": "struct", "fields": [{"id": True, "name": "a", "required": True,
-                                        "type": "int"}]}, InvalidMetadataError),
+        (
+            {"type": "list", "element-id": "1", "element": "int", "element-required": True},
+            InvalidMetadataError,
+        ),
+        (
+            {"type": "map", "key-id": 1, "key": "string", "value-id": 2, "value": "int"},
+            InvalidMetadataError,
+        ),
+        (
+            {"type": "struct", "fields": [{"id": 1, "name": "a", "type": "int"}]},
+            InvalidMetadataError,
+        ),
+        (
+            {
+                "type": "struct",
+                "fields": [{"id": True, "name": "a", "required": True, "type": "int"}],
+            },
+            InvalidMetadataError,
+        ),
         ({"type": "tuple"}, UnknownTypeError),
         (17, UnknownTypeError),
     ],

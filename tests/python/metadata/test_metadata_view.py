@@ -101,21 +101,43 @@ def java_view() -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("change", "error", "message"),
     [
-        (lambda d: d.update({"format-version": 2}), UnsupportedFormatVersionError,
-         "view format version 2"),
-        (lambda d: d.update({"current-version-id": 3}), InvalidMetadataError,
-         "current-version-id 3 is not among"),
-        (lambda d: d["versions"].append(d["versions"][0]), InvalidMetadataError,
-         "duplicate view version id 1"),
-        (lambda d: d["versions"][0].update({"schema-id": 5}), InvalidMetadataError,
-         "uses schema 5"),
-        (lambda d: d["schemas"].append(d["schemas"][0]), InvalidMetadataError,
-         "duplicate view schema id 0"),
-        (lambda d: d["versions"][1]["representations"].append(
-            {"type": "sql", "sql": "select 2", "dialect": "Spark-SQL"}),
-         InvalidMetadataError, "more than one SQL representation"),
-        (lambda d: d["versions"][1]["representations"][0].pop("dialect"), InvalidMetadataError,
-         "missing required field 'dialect'"),
+        (
+            lambda d: d.update({"format-version": 2}),
+            UnsupportedFormatVersionError,
+            "view format version 2",
+        ),
+        (
+            lambda d: d.update({"current-version-id": 3}),
+            InvalidMetadataError,
+            "current-version-id 3 is not among",
+        ),
+        (
+            lambda d: d["versions"].append(d["versions"][0]),
+            InvalidMetadataError,
+            "duplicate view version id 1",
+        ),
+        (
+            lambda d: d["versions"][0].update({"schema-id": 5}),
+            InvalidMetadataError,
+            "uses schema 5",
+        ),
+        (
+            lambda d: d["schemas"].append(d["schemas"][0]),
+            InvalidMetadataError,
+            "duplicate view schema id 0",
+        ),
+        (
+            lambda d: d["versions"][1]["representations"].append(
+                {"type": "sql", "sql": "select 2", "dialect": "Spark-SQL"}
+            ),
+            InvalidMetadataError,
+            "more than one SQL representation",
+        ),
+        (
+            lambda d: d["versions"][1]["representations"][0].pop("dialect"),
+            InvalidMetadataError,
+            "missing required field 'dialect'",
+        ),
         (lambda d: d.pop("versions"), InvalidMetadataError, "missing required field 'versions'"),
         (lambda d: d.pop("location"), InvalidMetadataError, "missing required field 'location'"),
     ],

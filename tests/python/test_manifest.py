@@ -135,7 +135,11 @@ def single_value(kind: str, value: Any) -> bytes:
         return str(value).encode()
     if source_type.startswith("decimal"):
         unscaled = int(value.scaleb(2))
-        size = max(1, (unscaled.bit_length() + 8) // 8)
+        # Two's complement needs the magnitude's bits plus a sign bit; for a
+        # negative n those are the bits of ~n (-128 fits one byte, as Java's
+        # BigInteger.toByteArray() writes it).
+        magnitude = unscaled if unscaled >= 0 else ~unscaled
+        size = max(1, (magnitude.bit_length() + 8) // 8)
         return unscaled.to_bytes(size, "big", signed=True)
     return bytes(value)
 

@@ -19,13 +19,3 @@ pub mod values;
 mod py;
 
 pub use error::{Error, Result};
-
-/// The extension allocates through mimalloc: reading a manifest makes and
-/// frees many small Arrow buffers, and kernels free and reallocate large
-/// outputs, both of which glibc's malloc serves slowly (heap consolidation,
-/// and fresh page faults for every output past its mmap threshold). Buffers
-/// handed to pyarrow are freed through their Rust release callback, so they
-/// return to this allocator.
-#[cfg(feature = "python")]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -64,6 +64,33 @@ def entry(rng: random.Random, k: int, i: int) -> dict[str, Any]:
             lower.append((c, f"value-{rng.randrange(10**6):06d}".encode()))
             upper.append((c, f"value-{rng.randrange(10**6, 10**7):07d}".encode()))
     day = 19_000 + rng.randrange(365)
+    # Arguments are evaluated in order, so the random draws stay in the order
+    # that earlier runs of this bench used.
+    return added_entry(
+        k,
+        file_path=f"s3://warehouse/db/table/data/ts_day={day}/{k:05d}-{i:05d}-"
+        f"{rng.getrandbits(64):016x}.parquet",
+        partition={"ts_day": day, "id_bucket": rng.randrange(16)},
+        records=records,
+        file_size=records * 40,
+        column_sizes=[(c, rng.randrange(1 << 24)) for c in range(1, COLUMNS + 1)],
+        null_counts=[(c, rng.randrange(100)) for c in range(1, COLUMNS + 1)],
+        bounds=(lower, upper),
+    )
+
+
+def added_entry(
+    k: int,
+    *,
+    file_path: str,
+    partition: dict[str, Any],
+    records: int,
+    file_size: int,
+    column_sizes: list[tuple[int, int]],
+    null_counts: list[tuple[int, int]],
+    bounds: tuple[list[tuple[int, bytes]], list[tuple[int, bytes]]],
+) -> dict[str, Any]:
+    """An ADDED data-file entry of manifest k, in the manifest_entry layout."""
     return {
         "status": 1,
         "snapshot_id": 1000 + k,
@@ -71,18 +98,17 @@ def entry(rng: random.Random, k: int, i: int) -> dict[str, Any]:
         "file_sequence_number": k,
         "data_file": {
             "content": 0,
-            "file_path": f"s3://warehouse/db/table/data/ts_day={day}/{k:05d}-{i:05d}-"
-            f"{rng.getrandbits(64):016x}.parquet",
+            "file_path": file_path,
             "file_format": "PARQUET",
-            "partition": {"ts_day": day, "id_bucket": rng.randrange(16)},
+            "partition": partition,
             "record_count": records,
-            "file_size_in_bytes": records * 40,
-            "column_sizes": [(c, rng.randrange(1 << 24)) for c in range(1, COLUMNS + 1)],
+            "file_size_in_bytes": file_size,
+            "column_sizes": column_sizes,
             "value_counts": [(c, records) for c in range(1, COLUMNS + 1)],
-            "null_value_counts": [(c, rng.randrange(100)) for c in range(1, COLUMNS + 1)],
+            "null_value_counts": null_counts,
             "nan_value_counts": [],
-            "lower_bounds": lower,
-            "upper_bounds": upper,
+            "lower_bounds": bounds[0],
+            "upper_bounds": bounds[1],
             "split_offsets": [4],
             "sort_order_id": 0,
         },
@@ -117,33 +143,17 @@ def spark_entry(rng: random.Random, k: int, i: int) -> dict[str, Any]:
         lower.append((c, struct.pack("<q", lo)))
         upper.append((c, struct.pack("<q", hi)))
     bucket = i % 16
-    return {
-        "status": 1,
-        "snapshot_id": 1000 + k,
-        "sequence_number": k,
-        "file_sequence_number": k,
-        "data_file": {
-            "content": 0,
-            "file_path": f"s3://warehouse/db/table/data/ts_day={day}/id_bucket={bucket}/"
-            f"{i:05d}-{1000 + i}-{job}-00001.parquet",
-            "file_format": "PARQUET",
-            "partition": {"ts_day": day, "id_bucket": bucket},
-            "record_count": records,
-            "file_size_in_bytes": records * 40 + rng.randrange(100_000),
-            "column_sizes": [
-                (c, records * 4 + rng.randrange(records)) for c in range(1, COLUMNS + 1)
-            ],
-            "value_counts": [(c, records) for c in range(1, COLUMNS + 1)],
-            "null_value_counts": [
-                (c, 0 if c < 5 else rng.randrange(1_000)) for c in range(1, COLUMNS + 1)
-            ],
-            "nan_value_counts": [],
-            "lower_bounds": lower,
-            "upper_bounds": upper,
-            "split_offsets": [4],
-            "sort_order_id": 0,
-        },
-    }
+    return added_entry(
+        k,
+        file_path=f"s3://warehouse/db/table/data/ts_day={day}/id_bucket={bucket}/"
+        f"{i:05d}-{1000 + i}-{job}-00001.parquet",
+        partition={"ts_day": day, "id_bucket": bucket},
+        records=records,
+        file_size=records * 40 + rng.randrange(100_000),
+        column_sizes=[(c, records * 4 + rng.randrange(records)) for c in range(1, COLUMNS + 1)],
+        null_counts=[(c, 0 if c < 5 else rng.randrange(1_000)) for c in range(1, COLUMNS + 1)],
+        bounds=(lower, upper),
+    )
 
 
 PROFILES = {"random": entry, "spark": spark_entry}

@@ -141,13 +141,6 @@ def read_manifests(
     return tables
 
 
-def _to_pylist(rows: Rows) -> list[Mapping[str, Any]]:
-    if isinstance(rows, (pa.Table, pa.RecordBatch)):
-        out: list[Mapping[str, Any]] = rows.to_pylist()
-        return out
-    return list(rows)
-
-
 def _json(value: JsonLike) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 

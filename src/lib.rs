@@ -11,9 +11,13 @@ pub mod manifest;
 pub mod memo;
 pub mod murmur3;
 pub mod runtime;
+pub mod spec;
 pub mod transform;
-pub mod types;
 pub mod values;
+
+/// The type model lives in [`spec::types`]; this path is kept for the
+/// modules written before `spec/` existed.
+pub use spec::types;
 
 #[cfg(feature = "python")]
 mod py;

@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, FixedSizeBinaryArray,
-    Float32Array, Float64Array, Int32Array, Int64Array, ListArray, MapArray, StringArray,
-    StructArray, Time64MicrosecondArray, TimestampMicrosecondArray,
+    Float32Array, Float64Array, Int32Array, Int64Array, ListArray, MapArray, NullArray,
+    StringArray, StructArray, Time64MicrosecondArray, TimestampMicrosecondArray,
+    TimestampNanosecondArray,
 };
 use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, TimeUnit};
@@ -165,11 +166,14 @@ pub enum Storage {
 pub fn storage(ty: PrimitiveType) -> Storage {
     match ty {
         PrimitiveType::Boolean => Storage::Bool,
-        PrimitiveType::Int | PrimitiveType::Date => Storage::I32,
+        // `unknown` is always null: an int column whose values are never set.
+        PrimitiveType::Int | PrimitiveType::Date | PrimitiveType::Unknown => Storage::I32,
         PrimitiveType::Long
         | PrimitiveType::Time
         | PrimitiveType::Timestamp
-        | PrimitiveType::Timestamptz => Storage::I64,
+        | PrimitiveType::Timestamptz
+        | PrimitiveType::TimestampNs
+        | PrimitiveType::TimestamptzNs => Storage::I64,
         PrimitiveType::Float => Storage::F32,
         PrimitiveType::Double => Storage::F64,
         PrimitiveType::Decimal { .. } => Storage::I128,
@@ -206,6 +210,12 @@ impl Builders {
                     ),
                 };
                 Slot::Prim { ty: *p, col }
+            }
+            // Geometry and geography values are WKB bytes; a variant is never
+            // part of a manifest (no transform but void accepts it), and its
+            // bytes would be read, not interpreted.
+            Type::Variant | Type::Geometry { .. } | Type::Geography { .. } => {
+                self.allocate(&Type::Primitive(PrimitiveType::Binary))
             }
             Type::Struct(fields) => {
                 let nulls = push_len(&mut self.structs, NullBufferBuilder::new(0));
@@ -368,6 +378,18 @@ impl Builders {
                         let (v, n) = take_prim(&mut self.i64s[col]);
                         Arc::new(TimestampMicrosecondArray::new(v, n).with_timezone("UTC"))
                     }
+                    PrimitiveType::TimestampNs => {
+                        let (v, n) = take_prim(&mut self.i64s[col]);
+                        Arc::new(TimestampNanosecondArray::new(v, n))
+                    }
+                    PrimitiveType::TimestamptzNs => {
+                        let (v, n) = take_prim(&mut self.i64s[col]);
+                        Arc::new(TimestampNanosecondArray::new(v, n).with_timezone("UTC"))
+                    }
+                    PrimitiveType::Unknown => {
+                        let (v, _) = take_prim(&mut self.i32s[col]);
+                        Arc::new(NullArray::new(v.len()))
+                    }
                     PrimitiveType::Float => {
                         let (v, n) = take_prim(&mut self.f32s[col]);
                         Arc::new(Float32Array::new(v, n))
@@ -515,6 +537,11 @@ pub fn primitive_data_type(ty: PrimitiveType) -> DataType {
         PrimitiveType::Timestamptz => {
             DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
         }
+        PrimitiveType::TimestampNs => DataType::Timestamp(TimeUnit::Nanosecond, None),
+        PrimitiveType::TimestamptzNs => {
+            DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into()))
+        }
+        PrimitiveType::Unknown => DataType::Null,
         PrimitiveType::String => DataType::Utf8,
         PrimitiveType::Uuid => DataType::FixedSizeBinary(16),
         PrimitiveType::Fixed(n) => DataType::FixedSizeBinary(n as i32),

@@ -91,6 +91,9 @@ fn named(name: String, definition: Value, names: &mut HashSet<String>) -> Value 
 fn type_json(ty: &Type, record_name: &str, names: &mut HashSet<String>) -> Value {
     match ty {
         Type::Primitive(p) => primitive_json(*p, names),
+        // Appendix A: geometry and geography are WKB in `bytes`; a variant is
+        // never in a manifest's write type (only void partitions it).
+        Type::Geometry { .. } | Type::Geography { .. } | Type::Variant => json!("bytes"),
         Type::Struct(fields) => record_json(fields, record_name, names),
         Type::List {
             element_id,
@@ -150,6 +153,14 @@ fn primitive_json(p: PrimitiveType, names: &mut HashSet<String>) -> Value {
         P::Timestamptz => {
             json!({"type": "long", "logicalType": "timestamp-micros", "adjust-to-utc": true})
         }
+        P::TimestampNs => {
+            json!({"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": false})
+        }
+        P::TimestamptzNs => {
+            json!({"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": true})
+        }
+        // Appendix A: `unknown` is Avro null (always null).
+        P::Unknown => json!("null"),
         P::String => json!("string"),
         P::Binary => json!("bytes"),
         P::Uuid => named(

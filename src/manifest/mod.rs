@@ -3,7 +3,6 @@
 //! batches (one row per entry) and written from them.
 
 pub mod list;
-pub mod partition;
 pub mod project;
 pub mod reader;
 pub mod schema;

@@ -112,12 +112,7 @@ mod tests {
     use crate::types::PrimitiveType;
 
     fn f(id: i32, name: &str, ty: Type) -> NestedField {
-        NestedField {
-            id,
-            name: name.into(),
-            required: false,
-            field_type: ty,
-        }
+        NestedField::optional(id, name, ty)
     }
 
     #[test]

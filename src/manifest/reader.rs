@@ -10,13 +10,13 @@ use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StructArray};
 use arrow_schema::Schema as ArrowSchema;
 
-use super::partition::{parse_spec_fields, partition_type};
 use super::project::{parse_paths, prune, replace_child, select, touches};
 use super::schema::entry_read_fields;
 use crate::avro::schema::Schema as AvroSchema;
 use crate::avro::{self, container, Header, Plan};
 use crate::error::{Error, Result};
 use crate::memo::Memo;
+use crate::spec::partition::{partition_type_of, PartitionSpec};
 use crate::types::{NestedField, PrimitiveType, Type};
 
 /// What a manifest's entries inherit from its manifest-list entry.
@@ -85,22 +85,26 @@ fn percent_decode(text: &str) -> Result<String> {
 }
 
 /// The partition type of a manifest: from its `partition-spec` and `schema`
-/// metadata, or, for files without them, from the Avro writer schema.
+/// metadata (the spec and schema it was written with), or, for files that
+/// carry neither, from the Avro writer schema. Metadata that is present but
+/// does not parse is an error, never a reason to guess from Avro.
 pub fn manifest_partition_type(header: &Header) -> Result<Type> {
-    if let Some(spec) = header.meta_str("partition-spec") {
-        let spec = parse_spec_fields(spec)?;
-        if spec.is_empty() {
-            return Ok(Type::Struct(Vec::new()));
-        }
-        if let Some(schema) = header.meta_str("schema") {
-            // A schema this crate cannot type (a newer type) falls back to
-            // the Avro writer schema, which carries the physical types.
-            if let Ok(ty) = partition_type(&spec, schema) {
-                return Ok(ty);
+    let spec = header.meta_str("partition-spec");
+    let schema = header.meta_str("schema");
+    match (spec, schema) {
+        (Some(spec), Some(schema)) => partition_type_of(spec, schema),
+        (Some(spec), None) => {
+            let spec = PartitionSpec::parse(spec, 0)?;
+            if spec.fields.is_empty() {
+                Ok(Type::Struct(Vec::new()))
+            } else {
+                Err(Error::InvalidData(
+                    "manifest has partition-spec metadata but no schema to type it".to_owned(),
+                ))
             }
         }
+        (None, _) => avro_partition_type(&header.schema),
     }
-    avro_partition_type(&header.schema)
 }
 
 fn avro_partition_type(schema: &AvroSchema) -> Result<Type> {
@@ -124,7 +128,7 @@ fn avro_partition_type(schema: &AvroSchema) -> Result<Type> {
         ));
     };
     let mut fields = Vec::new();
-    for (i, f) in record.fields.iter().enumerate() {
+    for f in &record.fields {
         let inner = f.schema.as_optional().map(|(_, s)| s).unwrap_or(&f.schema);
         let logical = |l: &Option<String>, name: &str| l.as_deref() == Some(name);
         let ty = match inner {
@@ -156,12 +160,14 @@ fn avro_partition_type(schema: &AvroSchema) -> Result<Type> {
                 )))
             }
         };
-        fields.push(crate::types::NestedField {
-            id: f.field_id.unwrap_or(1000 + i as i32),
-            name: f.name.clone(),
-            required: false,
-            field_type: Type::Primitive(ty),
-        });
+        let id = f.field_id.ok_or_else(|| {
+            Error::InvalidData(format!(
+                "partition field {} has no field-id and the manifest has no partition-spec \
+                 metadata to number it",
+                f.name
+            ))
+        })?;
+        fields.push(NestedField::optional(id, &f.name, Type::Primitive(ty)));
     }
     Ok(Type::Struct(fields))
 }

@@ -7,12 +7,7 @@
 use crate::types::{NestedField, PrimitiveType as P, Type};
 
 fn field(id: i32, name: &str, required: bool, ty: Type) -> NestedField {
-    NestedField {
-        id,
-        name: name.to_owned(),
-        required,
-        field_type: ty,
-    }
+    NestedField::new(id, name, required, ty)
 }
 
 fn prim(p: P) -> Type {

@@ -9,7 +9,6 @@ use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{new_null_array, Array, ArrayRef, Int64Array, StructArray};
 use arrow_schema::{DataType, Field, Fields};
 
-use super::partition::{parse_spec_fields, partition_type};
 use super::project::replace_child;
 use super::schema::entry_write_fields;
 use super::summary::{summarize, FieldSummary};
@@ -17,6 +16,7 @@ use crate::avro::columns::arrow_type;
 use crate::avro::encode::{avro_schema, encode_struct};
 use crate::avro::{container, Codec};
 use crate::error::{Error, Result};
+use crate::spec::partition::partition_type_of;
 use crate::types::{NestedField, Type};
 
 /// Java's default for the deprecated v1 `block_size_in_bytes` (64 MB).
@@ -153,10 +153,7 @@ pub fn write_manifest(
             "v1 manifests cannot hold delete files".to_owned(),
         ));
     }
-    let spec =
-        parse_spec_fields(&options.spec_json).map_err(|e| Error::InvalidValue(e.to_string()))?;
-    let partition = partition_type(&spec, &options.schema_json)
-        .map_err(|e| Error::InvalidValue(e.to_string()))?;
+    let partition = partition_type_for(&options.spec_json, &options.schema_json)?;
     let fields = entry_write_fields(partition.clone(), version);
 
     let mut entries = entries.clone();
@@ -316,6 +313,5 @@ fn spec_fields_json(spec_json: &str) -> Result<String> {
 
 /// The partition type a spec and schema give (for callers building entries).
 pub fn partition_type_for(spec_json: &str, schema_json: &str) -> Result<Type> {
-    let spec = parse_spec_fields(spec_json).map_err(|e| Error::InvalidValue(e.to_string()))?;
-    partition_type(&spec, schema_json).map_err(|e| Error::InvalidValue(e.to_string()))
+    partition_type_of(spec_json, schema_json).map_err(|e| Error::InvalidValue(e.to_string()))
 }

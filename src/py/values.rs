@@ -9,6 +9,7 @@
 //! |------------------------------------------------|---------------------------------|
 //! | boolean                                        | bool                            |
 //! | int, long, date, time, timestamp, timestamptz  | int (days or microseconds)      |
+//! | timestamp_ns, timestamptz_ns                   | int (nanoseconds)               |
 //! | float, double                                  | float                           |
 //! | decimal(P,S)                                   | int (the unscaled value)        |
 //! | string                                         | str                             |
@@ -88,6 +89,11 @@ fn literal_from_py(ty: &Type, obj: &Bound<'_, PyAny>) -> Result<Literal> {
     use PrimitiveType as P;
     let primitive = match ty {
         Type::Primitive(p) => *p,
+        Type::Variant | Type::Geometry { .. } | Type::Geography { .. } => {
+            return Err(Error::UnknownType(format!(
+                "single values of type {ty} are not supported"
+            )))
+        }
         Type::Struct(fields) => {
             let items = sequence(obj, ty)?;
             if items.len() != fields.len() {
@@ -140,6 +146,14 @@ fn literal_from_py(ty: &Type, obj: &Bound<'_, PyAny>) -> Result<Literal> {
         P::Time => Literal::Time(integer(obj, ty)?),
         P::Timestamp => Literal::Timestamp(integer(obj, ty)?),
         P::Timestamptz => Literal::Timestamptz(integer(obj, ty)?),
+        P::TimestampNs => Literal::TimestampNs(integer(obj, ty)?),
+        P::TimestamptzNs => Literal::TimestamptzNs(integer(obj, ty)?),
+        P::Unknown => {
+            return Err(Error::InvalidValue(format!(
+                "{} is not a value of type unknown: it is always null",
+                repr(obj)
+            )))
+        }
         P::Decimal { .. } => Literal::Decimal(integer(obj, ty)?),
         P::Float | P::Double => {
             let v: f64 = obj
@@ -194,9 +208,12 @@ fn literal_to_py<'py>(py: Python<'py>, value: &Literal) -> PyResult<Bound<'py, P
     match value {
         Literal::Boolean(v) => v.into_bound_py_any(py),
         Literal::Int(v) | Literal::Date(v) => v.into_bound_py_any(py),
-        Literal::Long(v) | Literal::Time(v) | Literal::Timestamp(v) | Literal::Timestamptz(v) => {
-            v.into_bound_py_any(py)
-        }
+        Literal::Long(v)
+        | Literal::Time(v)
+        | Literal::Timestamp(v)
+        | Literal::Timestamptz(v)
+        | Literal::TimestampNs(v)
+        | Literal::TimestamptzNs(v) => v.into_bound_py_any(py),
         Literal::Float(v) => f64::from(*v).into_bound_py_any(py),
         Literal::Double(v) => v.into_bound_py_any(py),
         Literal::Decimal(v) => v.into_bound_py_any(py),
@@ -270,6 +287,9 @@ fn describe<'py>(py: Python<'py>, ty: &Type) -> PyResult<Bound<'py, PyAny>> {
             describe(py, value)?,
         )
             .into_bound_py_any(py),
+        Type::Variant | Type::Geometry { .. } | Type::Geography { .. } => {
+            (ty.to_string(),).into_bound_py_any(py)
+        }
     }
 }
 

@@ -86,7 +86,7 @@ impl Transform {
         use PrimitiveType as P;
         match self {
             Self::Identity | Self::Void => true,
-            Self::Bucket(_) => !matches!(source, P::Boolean | P::Float | P::Double),
+            Self::Bucket(_) => !matches!(source, P::Boolean | P::Float | P::Double | P::Unknown),
             Self::Truncate(_) => {
                 // The spec lists int, long, decimal and string; Java also
                 // truncates binary by bytes, and so do we.
@@ -95,14 +95,18 @@ impl Transform {
                     P::Int | P::Long | P::Decimal { .. } | P::String | P::Binary
                 )
             }
-            Self::Year | Self::Month | Self::Day => {
-                matches!(source, P::Date | P::Timestamp | P::Timestamptz)
-            }
-            Self::Hour => matches!(source, P::Timestamp | P::Timestamptz),
+            Self::Year | Self::Month | Self::Day => source == P::Date || source.is_timestamp(),
+            Self::Hour => source.is_timestamp(),
         }
     }
 
     /// The type of the partition values this transform produces from `source`.
+    ///
+    /// `day` yields `date`: the spec's table says `int`, and both store the
+    /// same day count, but Apache Iceberg Java types day values as dates,
+    /// which decides their Avro logical type in manifests, their JSON form in
+    /// Appendix C (`"2021-01-01"`) and their Arrow type; frazil follows Java
+    /// so that both write and read the same files.
     pub fn result_type(&self, source: PrimitiveType) -> Result<PrimitiveType> {
         if !self.can_transform(source) {
             return Err(Error::UnsupportedTransform {
@@ -112,9 +116,8 @@ impl Transform {
         }
         Ok(match self {
             Self::Identity | Self::Truncate(_) | Self::Void => source,
-            Self::Bucket(_) | Self::Year | Self::Month | Self::Day | Self::Hour => {
-                PrimitiveType::Int
-            }
+            Self::Day => PrimitiveType::Date,
+            Self::Bucket(_) | Self::Year | Self::Month | Self::Hour => PrimitiveType::Int,
         })
     }
 
@@ -242,7 +245,21 @@ mod tests {
             Transform::Truncate(4).result_type(P::Long).unwrap(),
             P::Long
         );
-        assert_eq!(Transform::Day.result_type(P::Date).unwrap(), P::Int);
+        assert_eq!(Transform::Day.result_type(P::Date).unwrap(), P::Date);
+        assert_eq!(
+            Transform::Hour.result_type(P::TimestamptzNs).unwrap(),
+            P::Int
+        );
+        assert_eq!(
+            Transform::Bucket(3).result_type(P::TimestampNs).unwrap(),
+            P::Int
+        );
+        assert!(Transform::Truncate(3).result_type(P::TimestampNs).is_err());
+        assert!(Transform::Bucket(3).result_type(P::Unknown).is_err());
+        assert_eq!(
+            Transform::Identity.result_type(P::Unknown).unwrap(),
+            P::Unknown
+        );
         assert_eq!(
             Transform::Identity.result_type(P::Double).unwrap(),
             P::Double

@@ -21,7 +21,9 @@ pub fn to_bytes(ty: &PrimitiveType, value: &Literal) -> Result<Vec<u8>> {
         (T::Int, Literal::Int(v)) | (T::Date, Literal::Date(v)) => v.to_le_bytes().to_vec(),
         (T::Long, Literal::Long(v))
         | (T::Timestamp, Literal::Timestamp(v))
-        | (T::Timestamptz, Literal::Timestamptz(v)) => v.to_le_bytes().to_vec(),
+        | (T::Timestamptz, Literal::Timestamptz(v))
+        | (T::TimestampNs, Literal::TimestampNs(v))
+        | (T::TimestamptzNs, Literal::TimestamptzNs(v)) => v.to_le_bytes().to_vec(),
         (T::Time, Literal::Time(v)) => check_time(*v)?.to_le_bytes().to_vec(),
         (T::Float, Literal::Float(v)) => v.to_le_bytes().to_vec(),
         (T::Double, Literal::Double(v)) => v.to_le_bytes().to_vec(),
@@ -63,13 +65,14 @@ fn exact<const N: usize>(ty: &PrimitiveType, bytes: &[u8]) -> Result<[u8; N]> {
 
 /// Deserializes Appendix D bytes of a primitive type.
 ///
-/// Lengths are checked strictly, with the two exceptions that schema
-/// evolution requires (spec: "Schema Evolution"): a `long` also reads 4 bytes
-/// (bounds written while the column was an `int`) and a `double` also reads 4
-/// bytes (written as a `float`). Java's `Conversions.fromByteBuffer` is
-/// laxer: it ignores trailing bytes of an `int`, `float` or `boolean` and
-/// reads 4 bytes for `time` and `timestamp` too. No valid promotion produces
-/// those, so here they are [`Error::InvalidValue`] rather than a guess.
+/// Lengths are checked strictly, with the exceptions that schema evolution
+/// requires (spec: "Schema Evolution"): a `long` also reads 4 bytes (bounds
+/// written while the column was an `int`), a `double` 4 bytes (written as a
+/// `float`), and the timestamps 4 bytes (v3: written as a `date`, read as
+/// midnight of that day). Java's `Conversions.fromByteBuffer` is laxer: it
+/// ignores trailing bytes of an `int`, `float` or `boolean` and reads 4
+/// bytes for `time` too. No valid promotion produces those, so here they are
+/// [`Error::InvalidValue`] rather than a guess.
 pub fn from_bytes(ty: &PrimitiveType, bytes: &[u8]) -> Result<Literal> {
     use PrimitiveType as T;
     Ok(match ty {
@@ -84,8 +87,15 @@ pub fn from_bytes(ty: &PrimitiveType, bytes: &[u8]) -> Result<Literal> {
             })?)),
         },
         T::Time => Literal::Time(check_time(i64::from_le_bytes(exact(ty, bytes)?))?),
-        T::Timestamp => Literal::Timestamp(i64::from_le_bytes(exact(ty, bytes)?)),
-        T::Timestamptz => Literal::Timestamptz(i64::from_le_bytes(exact(ty, bytes)?)),
+        T::Timestamp => Literal::Timestamp(timestamp_from_bytes(ty, bytes, 1)?),
+        T::Timestamptz => Literal::Timestamptz(timestamp_from_bytes(ty, bytes, 1)?),
+        T::TimestampNs => Literal::TimestampNs(timestamp_from_bytes(ty, bytes, 1000)?),
+        T::TimestamptzNs => Literal::TimestamptzNs(timestamp_from_bytes(ty, bytes, 1000)?),
+        T::Unknown => {
+            return Err(Error::InvalidValue(
+                "type unknown has no values (it is always null)".to_owned(),
+            ))
+        }
         T::Float => Literal::Float(f32::from_le_bytes(exact(ty, bytes)?)),
         T::Double => match bytes.len() {
             4 => Literal::Double(f64::from(f32::from_le_bytes(exact(ty, bytes)?))),
@@ -111,6 +121,22 @@ pub fn from_bytes(ty: &PrimitiveType, bytes: &[u8]) -> Result<Literal> {
         }
         T::Binary => Literal::Binary(bytes.to_vec()),
     })
+}
+
+/// A timestamp's 8 bytes, or 4 bytes of a `date` that v3 promoted to a
+/// timestamp (spec: "Schema Evolution": date to timestamp or timestamp_ns):
+/// bounds written before the promotion keep the date's width, and a day
+/// count becomes midnight of that day. `per_micro` is 1000 for nanoseconds.
+fn timestamp_from_bytes(ty: &PrimitiveType, bytes: &[u8], per_micro: i64) -> Result<i64> {
+    if bytes.len() == 4 {
+        let days = i64::from(i32::from_le_bytes(exact(ty, bytes)?));
+        return days
+            .checked_mul(super::MICROS_PER_DAY * per_micro)
+            .ok_or_else(|| Error::InvalidValue(format!("date {days} is out of range for {ty}")));
+    }
+    Ok(i64::from_le_bytes(bytes.try_into().map_err(|_| {
+        wrong_length(ty, "8 bytes (or 4, written as a date)", bytes)
+    })?))
 }
 
 #[cfg(test)]
@@ -225,6 +251,25 @@ mod tests {
     }
 
     #[test]
+    fn timestamps_read_date_bounds_written_before_a_v3_promotion() {
+        let day = 19_000i32.to_le_bytes();
+        let micros = 19_000 * 86_400_000_000i64;
+        assert_eq!(
+            from_bytes(&p("timestamp"), &day).unwrap(),
+            Literal::Timestamp(micros)
+        );
+        assert_eq!(
+            from_bytes(&p("timestamptz_ns"), &(-1i32).to_le_bytes()).unwrap(),
+            Literal::TimestamptzNs(-86_400_000_000_000)
+        );
+        round_trip(
+            "timestamp_ns",
+            Literal::TimestampNs(-1),
+            &[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+        );
+    }
+
+    #[test]
     fn wrong_lengths_are_invalid() {
         for (ty, len) in [
             ("boolean", 0),
@@ -238,8 +283,9 @@ mod tests {
             ("double", 5),
             ("date", 8),
             ("time", 4),
-            ("timestamp", 4),
+            ("timestamp", 5),
             ("timestamptz", 9),
+            ("timestamp_ns", 7),
             ("uuid", 15),
             ("uuid", 17),
             ("fixed[4]", 3),

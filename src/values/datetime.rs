@@ -101,6 +101,28 @@ pub fn format_timestamp(micros: i64, utc_offset: bool) -> String {
     format!("{}T{}{offset}", format_ymd(days), format_hms(time))
 }
 
+/// `2017-11-16T22:31:08.123456789` for nanoseconds from the epoch (v3
+/// `timestamp_ns`); with `utc_offset`, `+00:00` is appended.
+pub fn format_timestamp_nanos(nanos: i64, utc_offset: bool) -> String {
+    const NANOS_PER_DAY: i64 = MICROS_PER_DAY * 1000;
+    let days = nanos.div_euclid(NANOS_PER_DAY);
+    let time = nanos.rem_euclid(NANOS_PER_DAY);
+    let offset = if utc_offset { "+00:00" } else { "" };
+    let mut text = format!(
+        "{}T{}",
+        format_ymd(days),
+        format_hms(time / 1000 / MICROS_PER_SECOND * MICROS_PER_SECOND)
+    );
+    let fraction = time % 1_000_000_000;
+    if fraction != 0 {
+        let digits = format!("{fraction:09}");
+        text.push('.');
+        text.push_str(digits.trim_end_matches('0'));
+    }
+    text.push_str(offset);
+    text
+}
+
 /// A cursor over ASCII text for the small ISO grammar below.
 struct Cursor<'a> {
     text: &'a str,
@@ -184,30 +206,36 @@ impl<'a> Cursor<'a> {
         Ok(days_from_civil(year, month, day))
     }
 
-    /// `ISO_LOCAL_TIME`: `HH:MM[:SS[.fraction]]`, up to nine fraction digits.
-    /// Iceberg stores microseconds, so digits beyond the sixth must be zero
-    /// (Java would silently truncate them; refusing keeps the value exact).
-    fn time(&mut self, what: &str) -> Result<i64> {
+    /// `ISO_LOCAL_TIME`: `HH:MM[:SS[.fraction]]`, up to nine fraction
+    /// digits, in nanoseconds from midnight.
+    fn time_nanos(&mut self, what: &str) -> Result<i64> {
         let hour = self.two_digits(23, what)?;
         self.expect(b':', what)?;
         let minute = self.two_digits(59, what)?;
         let mut second = 0;
-        let mut micros = 0;
+        let mut nanos = 0;
         if self.eat(b':') {
             second = self.two_digits(59, what)?;
             if self.eat(b'.') {
                 let (fraction, count) = self.digits(1, 9, what)?;
-                let nanos = fraction * 10i64.pow(9 - count as u32);
-                if nanos % 1000 != 0 {
-                    return Err(Error::InvalidValue(format!(
-                        "{:?} has more than microsecond precision",
-                        self.text
-                    )));
-                }
-                micros = nanos / 1000;
+                nanos = fraction * 10i64.pow(9 - count as u32);
             }
         }
-        Ok(((hour * 60 + minute) * 60 + second) * MICROS_PER_SECOND + micros)
+        Ok(((hour * 60 + minute) * 60 + second) * MICROS_PER_SECOND * 1000 + nanos)
+    }
+
+    /// [`Self::time_nanos`] in microseconds. Iceberg stores microseconds, so
+    /// digits beyond the sixth must be zero (Java would silently truncate
+    /// them; refusing keeps the value exact).
+    fn time(&mut self, what: &str) -> Result<i64> {
+        let nanos = self.time_nanos(what)?;
+        if nanos % 1000 != 0 {
+            return Err(Error::InvalidValue(format!(
+                "{:?} has more than microsecond precision",
+                self.text
+            )));
+        }
+        Ok(nanos / 1000)
     }
 
     /// A zone offset: `Z` or `[+-]HH:MM[:SS]`; returns it in seconds.
@@ -261,40 +289,57 @@ pub fn parse_time(text: &str) -> Result<i64> {
 /// accepted as Java's parser does, and anything else is refused as in
 /// Java's `SingleValueParser`, rather than converted).
 pub fn parse_timestamp(text: &str, with_zone: bool) -> Result<i64> {
-    let what = if with_zone {
-        "timestamptz"
-    } else {
-        "timestamp"
+    parse_timestamp_in(text, with_zone, false)
+}
+
+/// [`parse_timestamp`] for v3 `timestamp_ns` / `timestamptz_ns`: nanoseconds
+/// from the epoch, up to nine fraction digits.
+pub fn parse_timestamp_nanos(text: &str, with_zone: bool) -> Result<i64> {
+    parse_timestamp_in(text, with_zone, true)
+}
+
+fn parse_timestamp_in(text: &str, with_zone: bool, nanos: bool) -> Result<i64> {
+    let what = match (with_zone, nanos) {
+        (false, false) => "timestamp",
+        (true, false) => "timestamptz",
+        (false, true) => "timestamp_ns",
+        (true, true) => "timestamptz_ns",
     };
     let mut cursor = Cursor { text, at: 0 };
     let days = cursor.date(what)?;
     if !(cursor.eat(b'T') || cursor.eat(b't')) {
         return Err(cursor.bad(what));
     }
-    let time = cursor.time(what)?;
+    let time = if nanos {
+        cursor.time_nanos(what)?
+    } else {
+        cursor.time(what)?
+    };
     if with_zone {
         if cursor.at_end() {
             return Err(Error::InvalidValue(format!(
-                "timestamptz {text:?} has no zone offset; it must end in +00:00"
+                "{what} {text:?} has no zone offset; it must end in +00:00"
             )));
         }
         if cursor.offset(what)? != 0 {
             return Err(Error::InvalidValue(format!(
-                "timestamptz {text:?} must be in UTC: its offset must be +00:00"
+                "{what} {text:?} must be in UTC: its offset must be +00:00"
             )));
         }
     } else if !cursor.at_end() && matches!(cursor.peek(), Some(b'+' | b'-' | b'Z' | b'z')) {
-        return Err(Error::InvalidValue(format!(
-            "timestamp {text:?} must not include a zone offset (use timestamptz)"
-        )));
+        return Err(Error::InvalidValue(
+            format!("{what} {text:?} must not include a zone offset (use {what}tz)")
+                .replace("timestamp_nstz", "timestamptz_ns"),
+        ));
     }
     if !cursor.at_end() {
         return Err(cursor.bad(what));
     }
     // i128: the earliest representable day times a day overflows i64 even
     // though adding the time of day brings it back into range.
-    let micros = i128::from(days) * i128::from(MICROS_PER_DAY) + i128::from(time);
-    i64::try_from(micros)
+    let per_day = i128::from(MICROS_PER_DAY) * if nanos { 1000 } else { 1 };
+    let value = i128::from(days) * per_day + i128::from(time);
+    i64::try_from(value)
         .map_err(|_| Error::InvalidValue(format!("{what} {text:?} is out of range")))
 }
 

@@ -55,6 +55,11 @@ pub fn hash(ty: &PrimitiveType, value: &Literal) -> Result<i32> {
         (T::Long, Literal::Long(v))
         | (T::Timestamp, Literal::Timestamp(v))
         | (T::Timestamptz, Literal::Timestamptz(v)) => hash_long(*v),
+        // Appendix B: nanosecond timestamps hash as their microseconds
+        // (floored, as Java's BucketUtil does), so that bucket is the same
+        // for a value stored at either precision.
+        (T::TimestampNs, Literal::TimestampNs(v))
+        | (T::TimestamptzNs, Literal::TimestamptzNs(v)) => hash_long(v.div_euclid(1000)),
         (T::Time, Literal::Time(v)) => hash_long(check_time(*v)?),
         (T::Float, Literal::Float(v)) => hash_double(f64::from(*v)),
         (T::Double, Literal::Double(v)) => hash_double(*v),

@@ -122,6 +122,12 @@ fn primitive_to_json(ty: &PrimitiveType, value: &Literal) -> Result<Value> {
         (T::Timestamptz, Literal::Timestamptz(v)) => {
             Value::String(datetime::format_timestamp(*v, true))
         }
+        (T::TimestampNs, Literal::TimestampNs(v)) => {
+            Value::String(datetime::format_timestamp_nanos(*v, false))
+        }
+        (T::TimestamptzNs, Literal::TimestamptzNs(v)) => {
+            Value::String(datetime::format_timestamp_nanos(*v, true))
+        }
         (T::String, Literal::String(v)) => Value::String(v.clone()),
         (T::Uuid, Literal::Uuid(v)) => Value::String(uuid_string(v)),
         (T::Fixed(length), Literal::Fixed(v)) => {
@@ -148,6 +154,9 @@ pub fn from_json(ty: &Type, json: &Value) -> Result<Literal> {
         ))
     };
     match ty {
+        Type::Variant | Type::Geometry { .. } | Type::Geography { .. } => Err(Error::UnknownType(
+            format!("single values of type {ty} are not supported"),
+        )),
         Type::Primitive(p) => {
             if json.is_null() {
                 return Err(Error::InvalidValue(format!(
@@ -337,6 +346,17 @@ fn primitive_from_json(ty: &PrimitiveType, json: &Value) -> Result<Literal> {
         T::Time => Literal::Time(check_time(datetime::parse_time(text(ty, json)?)?)?),
         T::Timestamp => Literal::Timestamp(datetime::parse_timestamp(text(ty, json)?, false)?),
         T::Timestamptz => Literal::Timestamptz(datetime::parse_timestamp(text(ty, json)?, true)?),
+        T::TimestampNs => {
+            Literal::TimestampNs(datetime::parse_timestamp_nanos(text(ty, json)?, false)?)
+        }
+        T::TimestamptzNs => {
+            Literal::TimestamptzNs(datetime::parse_timestamp_nanos(text(ty, json)?, true)?)
+        }
+        T::Unknown => {
+            return Err(Error::InvalidValue(
+                "type unknown has no values (it is always null)".to_owned(),
+            ))
+        }
         T::String => Literal::String(text(ty, json)?.to_owned()),
         T::Uuid => Literal::Uuid(uuid_from_json(ty, json)?),
         T::Fixed(length) => {

@@ -46,6 +46,10 @@ pub enum Literal {
     Timestamp(i64),
     /// Microseconds from 1970-01-01 00:00:00 UTC.
     Timestamptz(i64),
+    /// Nanoseconds from 1970-01-01 00:00:00 (v3 `timestamp_ns`).
+    TimestampNs(i64),
+    /// Nanoseconds from 1970-01-01 00:00:00 UTC (v3 `timestamptz_ns`).
+    TimestamptzNs(i64),
     String(String),
     /// The 16 bytes of the UUID in big-endian (RFC 4122) order.
     Uuid([u8; 16]),
@@ -73,6 +77,8 @@ impl Literal {
             Literal::Time(_) => "time",
             Literal::Timestamp(_) => "timestamp",
             Literal::Timestamptz(_) => "timestamptz",
+            Literal::TimestampNs(_) => "timestamp_ns",
+            Literal::TimestamptzNs(_) => "timestamptz_ns",
             Literal::String(_) => "string",
             Literal::Uuid(_) => "uuid",
             Literal::Fixed(_) => "fixed",
@@ -93,7 +99,9 @@ impl fmt::Display for Literal {
             Literal::Long(v)
             | Literal::Time(v)
             | Literal::Timestamp(v)
-            | Literal::Timestamptz(v) => {
+            | Literal::Timestamptz(v)
+            | Literal::TimestampNs(v)
+            | Literal::TimestamptzNs(v) => {
                 write!(f, "{v}")
             }
             Literal::Float(v) => write!(f, "{v}"),

@@ -23,6 +23,14 @@ pub enum Error {
     /// (a byte string of the wrong length, an unparsable date, an overflow).
     #[error("{0}")]
     InvalidValue(String),
+    /// A column name that the schema does not have.
+    #[error("{0}")]
+    UnknownField(String),
+    /// Input that frazil understood but refuses: it breaks a rule of the
+    /// spec, or asks for something impossible (comparing a string with an
+    /// int column, a snapshot that does not exist).
+    #[error("{0}")]
+    Validation(String),
     /// Input that is not readable: corrupt, truncated, of the wrong format.
     #[error("{0}")]
     InvalidData(String),

@@ -7,6 +7,7 @@
 
 pub mod avro;
 pub mod error;
+pub mod expr;
 pub mod manifest;
 pub mod memo;
 pub mod murmur3;

@@ -20,6 +20,8 @@ fn class_name(error: &Error) -> &'static str {
         Error::TypeMismatch(_) => "FrazilTypeError",
         Error::InvalidValue(_) => "InvalidValueError",
         Error::InvalidData(_) => "InvalidDataError",
+        Error::UnknownField(_) => "UnknownFieldError",
+        Error::Validation(_) => "ValidationError",
         Error::Internal(_) => "InternalError",
     }
 }

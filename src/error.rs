@@ -34,6 +34,15 @@ pub enum Error {
     /// Input that is not readable: corrupt, truncated, of the wrong format.
     #[error("{0}")]
     InvalidData(String),
+    /// A file or object that does not exist; the message names its location.
+    #[error("{0}")]
+    NotFound(String),
+    /// Storage refused access to a location (credentials, permissions).
+    #[error("{0}")]
+    PermissionDenied(String),
+    /// Another failure of storage (network, disk), naming the location.
+    #[error("{0}")]
+    Io(String),
     /// A bug in frazil; also what a caught panic becomes.
     #[error("internal error: {0}")]
     Internal(String),

@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "CommitFailedError",
     "FrazilError",
+    "FrazilIOError",
     "FrazilTypeError",
     "InternalError",
     "InvalidDataError",
@@ -18,6 +19,8 @@ __all__ = [
     "InvalidTransformError",
     "InvalidUpdateError",
     "InvalidValueError",
+    "NotFoundError",
+    "PermissionDeniedError",
     "TableUUIDMismatchError",
     "UnknownFieldError",
     "UnknownTypeError",
@@ -96,3 +99,15 @@ class InvalidDataError(FrazilError, ValueError):
 
 class InternalError(FrazilError, RuntimeError):
     """A bug in frazil (a caught panic of its Rust core). Please report it."""
+
+
+class FrazilIOError(FrazilError, OSError):
+    """Storage failed (network, disk, an object store's error); the message names the location."""
+
+
+class NotFoundError(FrazilIOError, FileNotFoundError):
+    """A file, object or table location that does not exist; the message names it."""
+
+
+class PermissionDeniedError(FrazilIOError, PermissionError):
+    """Storage refused access to a location (credentials, permissions); the message names it."""

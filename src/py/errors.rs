@@ -22,6 +22,9 @@ fn class_name(error: &Error) -> &'static str {
         Error::InvalidData(_) => "InvalidDataError",
         Error::UnknownField(_) => "UnknownFieldError",
         Error::Validation(_) => "ValidationError",
+        Error::NotFound(_) => "NotFoundError",
+        Error::PermissionDenied(_) => "PermissionDeniedError",
+        Error::Io(_) => "FrazilIOError",
         Error::Internal(_) => "InternalError",
     }
 }

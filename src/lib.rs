@@ -8,6 +8,7 @@
 pub mod avro;
 pub mod error;
 pub mod expr;
+pub mod io;
 pub mod manifest;
 pub mod memo;
 pub mod murmur3;

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -21,6 +20,7 @@ from typing import Any, TypeAlias
 import pyarrow as pa
 
 from frazil import _native
+from frazil.io import IOLike, raw, resolve
 
 __all__ = [
     "DataFile",
@@ -51,20 +51,6 @@ def _location(location: Location) -> str:
     return os.fspath(location)
 
 
-def _local_path(location: str) -> str:
-    """The file-system path of a local path or ``file://`` URI."""
-    if location.startswith("file:"):
-        parsed = urllib.parse.urlparse(location)
-        return urllib.parse.unquote(parsed.path)
-    return location
-
-
-def _check_exists(location: str) -> None:
-    path = _local_path(location)
-    if "://" not in location and not os.path.exists(path):
-        raise FileNotFoundError(f"no such file: {location}")
-
-
 _INHERITED = ("added_snapshot_id", "sequence_number", "first_row_id")
 
 
@@ -80,15 +66,14 @@ def _inherit(manifest_file: Mapping[str, Any] | None) -> tuple[int | None, int, 
     )
 
 
-def read_manifest_list(location: Location) -> pa.Table:
+def read_manifest_list(location: Location, *, io: IOLike = None) -> pa.Table:
     """Reads a manifest list: one row per manifest (``manifest_file`` fields).
 
     v1 lists read with ``content``, ``sequence_number`` and
-    ``min_sequence_number`` of 0, as the spec requires (Appendix E).
+    ``min_sequence_number`` of 0, as the spec requires (Appendix E). ``io`` is
+    the :class:`~frazil.io.FileIO` (or its properties) to read through.
     """
-    loc = _location(location)
-    _check_exists(loc)
-    table: pa.Table = _native.read_manifest_list(loc)
+    table: pa.Table = _native.read_manifest_list(_location(location), raw(io))
     return table
 
 
@@ -96,6 +81,8 @@ def read_manifest(
     location: Location,
     columns: Sequence[str] | None = None,
     manifest_file: Mapping[str, Any] | None = None,
+    *,
+    io: IOLike = None,
 ) -> pa.Table:
     """Reads a manifest: one row per entry (``status``, ``snapshot_id``,
     ``sequence_number``, ``file_sequence_number``, ``data_file``).
@@ -105,12 +92,14 @@ def read_manifest(
     ``manifest_file`` is this manifest's row of :func:`read_manifest_list` (a
     dict): null snapshot ids and the sequence numbers of ADDED entries are
     inherited from it. The Avro key-value metadata (``schema``,
-    ``partition-spec``, ...) is in the table's schema metadata.
+    ``partition-spec``, ...) is in the table's schema metadata. ``io`` is the
+    :class:`~frazil.io.FileIO` (or its properties) to read through.
     """
-    loc = _location(location)
-    _check_exists(loc)
     table: pa.Table = _native.read_manifest(
-        loc, None if columns is None else list(columns), _inherit(manifest_file)
+        _location(location),
+        None if columns is None else list(columns),
+        _inherit(manifest_file),
+        raw(io),
     )
     return table
 
@@ -119,9 +108,15 @@ def read_manifests(
     manifest_files: Rows,
     columns: Sequence[str] | None = None,
     threads: int = 0,
+    *,
+    io: IOLike = None,
 ) -> list[pa.Table]:
     """Reads many manifests in parallel (``threads=0``: all cores), each with
-    its manifest-list row's inheritance. Returns one table per manifest."""
+    its manifest-list row's inheritance. Returns one table per manifest.
+
+    The files are fetched through ``io`` (a :class:`~frazil.io.FileIO` or its
+    properties) all at once, object-store requests overlapping, then decoded
+    on ``threads`` workers."""
     if isinstance(manifest_files, (pa.Table, pa.RecordBatch)):
         # Only the inherited fields, not every row as a dict with its
         # partition summaries: planning calls this for every snapshot.
@@ -130,13 +125,12 @@ def read_manifests(
     else:
         rows = list(manifest_files)
     locations = [str(row["manifest_path"]) for row in rows]
-    for loc in locations:
-        _check_exists(loc)
     tables: list[pa.Table] = _native.read_manifests(
         locations,
         [_inherit(row) for row in rows],
         None if columns is None else list(columns),
         threads,
+        raw(io),
     )
     return tables
 
@@ -190,9 +184,8 @@ def _conform(rows: Rows, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _write(location: str, data: bytes) -> None:
-    with open(_local_path(location), "wb") as out:
-        out.write(data)
+def _write(location: str, data: bytes, io: IOLike) -> None:
+    resolve(io).write(location, data)
 
 
 def write_manifest(
@@ -206,6 +199,7 @@ def write_manifest(
     snapshot_id: int | None = None,
     content: str = "data",
     codec: str = "deflate",
+    io: IOLike = None,
 ) -> dict[str, Any]:
     """Writes a manifest of ``entries`` (a Table or dicts in the shape of
     :func:`read_manifest`'s output; absent optional fields are null).
@@ -217,7 +211,8 @@ def write_manifest(
     sequence numbers, v3 the row-lineage fields. Returns the manifest's
     manifest-list row (a dict for :func:`write_manifest_list`) with its
     counts and partition summaries; its ``sequence_number`` is None until a
-    manifest list assigns it.
+    manifest list assigns it. The file is written through ``io`` (a
+    :class:`~frazil.io.FileIO` or its properties), replacing any file there.
     """
     if content not in ("data", "deletes"):
         raise ValueError(f"content must be 'data' or 'deletes', not {content!r}")
@@ -239,7 +234,7 @@ def write_manifest(
         snapshot_id,
         codec,
     )
-    _write(loc, data)
+    _write(loc, data, io)
     result: dict[str, Any] = row.to_pylist()[0]
     return result
 
@@ -254,13 +249,15 @@ def write_manifest_list(
     format_version: int = 2,
     first_row_id: int | None = None,
     codec: str = "deflate",
+    io: IOLike = None,
 ) -> int | None:
     """Writes a manifest list of ``manifests`` (rows as returned by
     :func:`write_manifest` or :func:`read_manifest_list`).
 
     Manifests without a sequence number get ``sequence_number`` (v2+). In v3,
     data manifests without a first row id get ids from ``first_row_id`` on;
-    the next unassigned row id is returned (None otherwise).
+    the next unassigned row id is returned (None otherwise). The file is
+    written through ``io`` (a :class:`~frazil.io.FileIO` or its properties).
     """
     table = _conform(manifests, manifest_file_schema())
     data, next_row_id = _native.write_manifest_list(
@@ -272,7 +269,7 @@ def write_manifest_list(
         first_row_id,
         codec,
     )
-    _write(_location(location), data)
+    _write(_location(location), data, io)
     result: int | None = next_row_id
     return result
 

@@ -37,7 +37,6 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from frazil import _jsonutil as js
 from frazil.errors import (
@@ -45,8 +44,8 @@ from frazil.errors import (
     InvalidMetadataError,
     TableUUIDMismatchError,
     UnsupportedFormatVersionError,
-    ValidationError,
 )
+from frazil.io import IOLike, resolve
 from frazil.name_mapping import DEFAULT_NAME_MAPPING_PROPERTY, NameMapping
 from frazil.partitioning import PARTITION_DATA_ID_START, PartitionSpec
 from frazil.schema import Schema
@@ -536,31 +535,18 @@ def check_same_table(previous: TableMetadata, refreshed: TableMetadata) -> Table
     return refreshed
 
 
-def _local_path(location: str) -> str:
-    if "://" not in location and not location.startswith("file:"):
-        return location
-    parsed = urlparse(location)
-    if parsed.scheme != "file":
-        raise ValidationError(
-            f"cannot read {location!r}: only local paths and file:// URIs are supported"
-        )
-    if parsed.netloc not in ("", "localhost"):
-        raise ValidationError(f"cannot read {location!r}: file URI with a remote host")
-    return unquote(parsed.path)
-
-
 def _is_gzip_name(location: str) -> bool:
     # Java's Codec.fromFileName: *.gz.metadata.json, and the old *.metadata.json.gz.
     name = location.rsplit("/", 1)[-1]
     return name.endswith(".metadata.json.gz") or name.endswith(".gz.metadata.json")
 
 
-def read_metadata(location: str | os.PathLike[str]) -> TableMetadata:
-    """Read a metadata file from a local path or ``file://`` URI, plain or gzip-compressed
-    (recognised by its content, so any of Java's names work)."""
+def read_metadata(location: str | os.PathLike[str], *, io: IOLike = None) -> TableMetadata:
+    """Read a metadata file, plain or gzip-compressed (recognised by its content, so any of
+    Java's names work), through ``io`` (a :class:`~frazil.io.FileIO` or its properties; local
+    files and ``file:`` URIs need none)."""
     location = os.fspath(location)
-    with open(_local_path(location), "rb") as file:
-        data = file.read()
+    data = resolve(io).read(location)
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
@@ -573,13 +559,16 @@ def read_metadata(location: str | os.PathLike[str]) -> TableMetadata:
     return TableMetadata.from_json(js.as_object(node, "table metadata"), metadata_location=location)
 
 
-def write_metadata(metadata: TableMetadata, location: str | os.PathLike[str]) -> None:
-    """Write a metadata file to a local path or ``file://`` URI; gzip-compressed when its name
-    says so (``*.gz.metadata.json``, as Java). Refuses to overwrite an existing file, because
-    metadata files are immutable once written."""
+def write_metadata(
+    metadata: TableMetadata, location: str | os.PathLike[str], *, io: IOLike = None
+) -> None:
+    """Write a metadata file through ``io`` (a :class:`~frazil.io.FileIO` or its properties);
+    gzip-compressed when its name says so (``*.gz.metadata.json``, as Java). Refuses to
+    overwrite an existing file (:class:`~frazil.io.AlreadyExistsError`, a
+    ``FileExistsError``), because metadata files are immutable once written; the check and
+    the write are one atomic step, so of two writers racing for a name only one wins."""
     location = os.fspath(location)
     data = metadata.to_json().encode("utf-8")
     if _is_gzip_name(location):
         data = gzip.compress(data)
-    with open(_local_path(location), "xb") as file:
-        file.write(data)
+    resolve(io).write(location, data, overwrite=False)

@@ -20,31 +20,35 @@ use arrow_schema::{DataType, Field, Fields};
 use rayon::prelude::*;
 
 pub use list::{read_manifest_list, write_manifest_list, ListOptions};
-pub use reader::{read_location, read_manifest, Inherit};
+pub use reader::{read_manifest, Inherit};
 pub use writer::{write_manifest, ManifestOptions, ManifestStats};
 
 use crate::error::Result;
+use crate::io::FileIO;
 
-/// Reads many manifests on `threads` workers (each `(location, inherit)`).
+/// Reads many manifests through `io` (each `(location, inherit)`): their
+/// bytes are fetched together (object-store requests overlap their waits),
+/// then decoded on `threads` workers.
 pub fn read_manifests(
+    io: &FileIO,
     manifests: &[(String, Option<Inherit>)],
     columns: Option<&[String]>,
     threads: usize,
 ) -> Result<Vec<RecordBatch>> {
-    let read_one = |(location, inherit): &(String, Option<Inherit>)| {
-        let data = read_location(location)?;
-        read_manifest(&data, location, columns, *inherit)
+    let locations: Vec<String> = manifests.iter().map(|(l, _)| l.clone()).collect();
+    let contents = io.read_many(&locations, threads);
+    let items: Vec<_> = manifests.iter().zip(contents).collect();
+    let read_one = |((location, inherit), data): &(&(String, Option<Inherit>), Result<Vec<u8>>)| {
+        let data = data.as_ref().map_err(Clone::clone)?;
+        read_manifest(data, location, columns, *inherit)
     };
     if threads <= 1 {
         // On the calling thread: `par_iter` outside a pool would use rayon's
         // global pool, whatever `threads` says.
-        return manifests.iter().map(read_one).collect();
+        return items.iter().map(read_one).collect();
     }
     crate::runtime::run(threads, || {
-        manifests
-            .par_iter()
-            .map(read_one)
-            .collect::<Result<Vec<_>>>()
+        items.par_iter().map(read_one).collect::<Result<Vec<_>>>()
     })?
 }
 

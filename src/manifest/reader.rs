@@ -40,50 +40,6 @@ pub const MANIFEST_KEYS: [&str; 6] = [
     "content",
 ];
 
-/// Reads a local path or `file://` URI.
-pub fn read_location(location: &str) -> Result<Vec<u8>> {
-    let path = local_path(location)?;
-    std::fs::read(&path).map_err(|e| Error::InvalidData(format!("cannot read {location}: {e}")))
-}
-
-/// The file-system path of a local location.
-pub fn local_path(location: &str) -> Result<String> {
-    let Some(rest) = location.strip_prefix("file:") else {
-        if location.contains("://") {
-            return Err(Error::InvalidValue(format!(
-                "{location}: only local paths and file:// URIs are supported"
-            )));
-        }
-        return Ok(location.to_owned());
-    };
-    // file:///p, file://localhost/p and file:/p all name /p.
-    let path = rest
-        .strip_prefix("//localhost")
-        .or_else(|| rest.strip_prefix("//"))
-        .unwrap_or(rest);
-    percent_decode(path)
-}
-
-fn percent_decode(text: &str) -> Result<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| Error::InvalidValue(format!("bad percent escape in {text}")))?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_err(|_| Error::InvalidValue(format!("{text} is not UTF-8")))
-}
-
 /// The partition type of a manifest: from its `partition-spec` and `schema`
 /// metadata (the spec and schema it was written with), or, for files that
 /// carry neither, from the Avro writer schema. Metadata that is present but

@@ -9,6 +9,7 @@ use pyo3::types::PyBytes;
 use pyo3_arrow::{PySchema, PyTable};
 
 use super::errors::run;
+use super::io::{io_or_default, RawFileIO};
 use crate::avro::columns::arrow_type;
 use crate::avro::Codec;
 use crate::error::Error;
@@ -55,17 +56,19 @@ fn rows(input: PyTable) -> crate::Result<StructArray> {
 }
 
 #[pyfunction]
-#[pyo3(signature = (location, columns=None, inherit=None))]
+#[pyo3(signature = (location, columns=None, inherit=None, io=None))]
 fn read_manifest(
     py: Python<'_>,
     location: String,
     columns: Option<Vec<String>>,
     inherit: Option<InheritTuple>,
+    io: Option<&RawFileIO>,
 ) -> PyResult<Py<PyAny>> {
     let inherit = self::inherit(inherit);
+    let io = io_or_default(io)?;
     let batch = py.detach(|| {
         run(|| {
-            let data = manifest::read_location(&location)?;
+            let data = io.read(&location)?;
             manifest::read_manifest(&data, &location, columns.as_deref(), inherit)
         })
     })?;
@@ -73,21 +76,23 @@ fn read_manifest(
 }
 
 #[pyfunction]
-#[pyo3(signature = (locations, inherits, columns=None, threads=0))]
+#[pyo3(signature = (locations, inherits, columns=None, threads=0, io=None))]
 fn read_manifests(
     py: Python<'_>,
     locations: Vec<String>,
     inherits: Vec<Option<InheritTuple>>,
     columns: Option<Vec<String>>,
     threads: usize,
+    io: Option<&RawFileIO>,
 ) -> PyResult<Vec<Py<PyAny>>> {
+    let io = io_or_default(io)?;
     let items: Vec<(String, Option<Inherit>)> = locations
         .into_iter()
         .zip(inherits.into_iter().map(inherit))
         .collect();
     let threads = threads_or_all(threads);
     let batches =
-        py.detach(|| run(|| manifest::read_manifests(&items, columns.as_deref(), threads)))?;
+        py.detach(|| run(|| manifest::read_manifests(&io, &items, columns.as_deref(), threads)))?;
     tables(py, batches)
 }
 
@@ -120,10 +125,16 @@ fn tables(py: Python<'_>, batches: Vec<RecordBatch>) -> PyResult<Vec<Py<PyAny>>>
 }
 
 #[pyfunction]
-fn read_manifest_list(py: Python<'_>, location: String) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (location, io=None))]
+fn read_manifest_list(
+    py: Python<'_>,
+    location: String,
+    io: Option<&RawFileIO>,
+) -> PyResult<Py<PyAny>> {
+    let io = io_or_default(io)?;
     let batch = py.detach(|| {
         run(|| {
-            let data = manifest::read_location(&location)?;
+            let data = io.read(&location)?;
             manifest::read_manifest_list(&data, &location)
         })
     })?;

@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod io;
 mod manifest;
 mod transforms;
 mod values;
@@ -15,6 +16,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     transforms::register(m)?;
+    io::register(m)?;
     manifest::register(m)?;
     values::register(m)?;
     Ok(())

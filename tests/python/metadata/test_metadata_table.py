@@ -500,8 +500,8 @@ def test_read_errors_name_the_file(tmp_path: Path, v2_java: dict[str, Any]) -> N
     broken_gz.write_bytes(gzip.compress(b"{}")[:12])
     with pytest.raises(InvalidMetadataError, match="corrupt gzip"):
         read_metadata(broken_gz)
-    with pytest.raises(ValidationError, match="only local paths"):
-        read_metadata("s3://bucket/metadata/v1.metadata.json")
+    with pytest.raises(ValidationError, match="unsupported scheme"):
+        read_metadata("hdfs://namenode/metadata/v1.metadata.json")
 
 
 def test_refresh_must_keep_the_table_uuid(v2_java: dict[str, Any]) -> None:

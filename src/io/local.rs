@@ -1,0 +1,175 @@
+//! Local files, through `std::fs`.
+//!
+//! Writes never leave a half-written file visible: the bytes go to a temporary
+//! file in the same directory, which is then renamed into place (or, for
+//! `write_if_absent`, hard-linked, which fails when the target exists: the
+//! same atomic create-if-absent a Hadoop table's commit relies on).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::FileInfo;
+use crate::error::{Error, Result};
+
+/// Maps an OS error on `location` to frazil's error, naming the location.
+pub(super) fn error(location: &str, e: std::io::Error) -> Error {
+    match e.kind() {
+        ErrorKind::NotFound => Error::NotFound(format!("no such file: {location}")),
+        ErrorKind::PermissionDenied => {
+            Error::PermissionDenied(format!("permission denied: {location} ({e})"))
+        }
+        _ => Error::Io(format!("{location}: {e}")),
+    }
+}
+
+pub fn read(location: &str, path: &Path) -> Result<Vec<u8>> {
+    fs::read(path).map_err(|e| error(location, e))
+}
+
+pub fn read_range(location: &str, path: &Path, start: u64, len: u64) -> Result<Vec<u8>> {
+    let mut file = File::open(path).map_err(|e| error(location, e))?;
+    let size = file.metadata().map_err(|e| error(location, e))?.len();
+    check_range(location, start, len, size)?;
+    file.seek(SeekFrom::Start(start))
+        .map_err(|e| error(location, e))?;
+    let mut out = vec![0; len as usize];
+    file.read_exact(&mut out).map_err(|e| error(location, e))?;
+    Ok(out)
+}
+
+/// Refuses a range that does not lie within an object of `size` bytes.
+pub(super) fn check_range(location: &str, start: u64, len: u64, size: u64) -> Result<()> {
+    match start.checked_add(len) {
+        Some(end) if end <= size => Ok(()),
+        _ => Err(Error::InvalidValue(format!(
+            "{location}: cannot read {len} bytes at offset {start} of a {size}-byte file"
+        ))),
+    }
+}
+
+pub fn size(location: &str, path: &Path) -> Result<u64> {
+    let meta = fs::metadata(path).map_err(|e| error(location, e))?;
+    if meta.is_dir() {
+        return Err(Error::NotFound(format!(
+            "no such file: {location} (it is a directory)"
+        )));
+    }
+    Ok(meta.len())
+}
+
+pub fn exists(location: &str, path: &Path) -> Result<bool> {
+    match fs::metadata(path) {
+        Ok(meta) => Ok(meta.is_file()),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(error(location, e)),
+    }
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `data` to a new temporary file beside `path`; returns its path.
+fn write_temp(location: &str, path: &Path, data: &[u8]) -> Result<PathBuf> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent).map_err(|e| error(location, e))?;
+    let name = path.file_name().ok_or_else(|| {
+        Error::InvalidValue(format!("{location}: names a directory, not a file"))
+    })?;
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let temp = parent.join(format!(
+        ".{}.{}-{n}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
+        file.write_all(data)?;
+        file.sync_all()
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&temp);
+        return Err(error(location, e));
+    }
+    Ok(temp)
+}
+
+pub fn write(location: &str, path: &Path, data: &[u8]) -> Result<()> {
+    let temp = write_temp(location, path, data)?;
+    fs::rename(&temp, path).map_err(|e| {
+        let _ = fs::remove_file(&temp);
+        error(location, e)
+    })
+}
+
+/// Returns false, writing nothing, when `path` already exists.
+pub fn write_if_absent(location: &str, path: &Path, data: &[u8]) -> Result<bool> {
+    let temp = write_temp(location, path, data)?;
+    let linked = fs::hard_link(&temp, path);
+    let _ = fs::remove_file(&temp);
+    match linked {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(error(location, e)),
+    }
+}
+
+/// Deleting a file that does not exist succeeds, as it does in object stores.
+pub fn delete(location: &str, path: &Path) -> Result<()> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(error(location, e)),
+    }
+}
+
+/// Every file under the directory `path`, recursively, as
+/// `(path, size)`; nothing when the directory does not exist.
+pub fn list(location: &str, path: &Path) -> Result<Vec<(PathBuf, u64)>> {
+    let mut out = Vec::new();
+    let mut pending = vec![path.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == ErrorKind::NotFound && dir == path => return Ok(out),
+            Err(e) => return Err(error(location, e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| error(location, e))?;
+            let meta = entry.metadata().map_err(|e| error(location, e))?;
+            if meta.is_dir() {
+                pending.push(entry.path());
+            } else {
+                out.push((entry.path(), meta.len()));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// `list` with locations in the caller's form.
+pub fn list_infos(
+    location: &str,
+    path: &Path,
+    form: &super::location::Location,
+) -> Result<Vec<FileInfo>> {
+    list(location, path)?
+        .into_iter()
+        .map(|(p, size)| {
+            let p = p.to_str().ok_or_else(|| {
+                Error::InvalidData(format!("{location}: lists a non-UTF-8 path {p:?}"))
+            })?;
+            Ok(FileInfo {
+                location: form.sibling(p),
+                size,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,145 @@
+"""FileIO on local files: plain paths and every file: URI form."""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from frazil import _native
+from frazil.errors import FrazilError, InvalidValueError, NotFoundError
+from frazil.io import AlreadyExistsError, FileInfo, FileIO, load_file_io
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+
+def file_uri_forms(path: Path) -> list[str]:
+    """Every form of a local location that names ``path``."""
+    quoted = urllib.parse.quote(str(path))
+    return [
+        str(path),
+        path.as_uri(),
+        f"file://{quoted}",
+        f"file:{quoted}",
+        f"file://localhost{quoted}",
+    ]
+
+
+def test_every_form_reaches_the_same_file(tmp_path: Path) -> None:
+    target = tmp_path / "dir with space" / "a%b#c.avro"
+    fio = FileIO()
+    fio.write(str(target), b"payload")
+    for form in file_uri_forms(target):
+        assert fio.read(form) == b"payload", form
+        assert fio.exists(form) and fio.size(form) == 7
+    # A plain path is never percent-decoded.
+    assert not fio.exists(str(tmp_path / "dir%20with%20space" / "a%b#c.avro"))
+
+
+def test_remote_file_uris_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "x"
+    path.write_bytes(b"1")
+    with pytest.raises(InvalidValueError, match="otherhost") as info:
+        FileIO().read(f"file://otherhost{path}")
+    assert isinstance(info.value, ValueError)
+
+
+def test_writes_create_parents_and_leave_no_temporaries(tmp_path: Path) -> None:
+    fio = FileIO()
+    loc = (tmp_path / "a" / "b" / "c.json").as_uri()
+    fio.write(loc, b"1")
+    fio.write(loc, b"22")
+    assert fio.read(loc) == b"22"
+    assert [p.name for p in (tmp_path / "a" / "b").iterdir()] == ["c.json"]
+
+
+def test_write_if_absent_and_output_files(tmp_path: Path) -> None:
+    fio = FileIO()
+    out = fio.new_output(tmp_path / "v1.metadata.json")
+    out.write(b"first")
+    with pytest.raises(AlreadyExistsError, match=r"v1\.metadata\.json") as info:
+        out.write(b"second")
+    assert isinstance(info.value, FileExistsError)
+    with pytest.raises(FileExistsError):
+        out.create()
+    assert out.to_input_file().read() == b"first"
+    out.write(b"third", overwrite=True)
+    assert len(out) == 5
+    assert os.listdir(tmp_path) == ["v1.metadata.json"]
+
+
+def test_missing_files(tmp_path: Path) -> None:
+    missing = tmp_path / "none" / "m.avro"
+    fio = FileIO()
+    for form in file_uri_forms(missing):
+        with pytest.raises(NotFoundError, match=r"m\.avro") as info:
+            fio.read(form)
+        assert isinstance(info.value, FileNotFoundError) and isinstance(info.value, FrazilError)
+        assert form in str(info.value)
+    assert not fio.new_input(missing).exists()
+    fio.delete(missing)  # nothing to delete is fine
+
+
+def test_list_answers_in_the_prefix_form(tmp_path: Path) -> None:
+    fio = FileIO()
+    for name in ("t/1", "t/sub/2", "u/3"):
+        fio.write(str(tmp_path / name), name.encode())
+    assert fio.list(tmp_path / "t") == [
+        FileInfo(str(tmp_path / "t/1"), 3),
+        FileInfo(str(tmp_path / "t/sub/2"), 7),
+    ]
+    assert [f.location for f in fio.list((tmp_path / "t").as_uri())] == [
+        (tmp_path / "t/1").as_uri(),
+        (tmp_path / "t/sub/2").as_uri(),
+    ]
+
+
+def test_read_many_raises_the_first_failure_in_order(tmp_path: Path) -> None:
+    fio = FileIO()
+    good = [tmp_path / f"{i}" for i in range(5)]
+    for i, p in enumerate(good):
+        p.write_bytes(bytes([i]))
+    assert fio.read_many(good, threads=2) == [bytes([i]) for i in range(5)]
+    with pytest.raises(NotFoundError, match="missing-1"):
+        fio.read_many([*good, tmp_path / "missing-1", tmp_path / "missing-2"])
+
+
+def test_parse_location() -> None:
+    assert _native.parse_location("s3a://bkt/a/b") == ("s3", "bkt", None, "a/b")
+    assert _native.parse_location("gs://bkt/k") == ("gs", "bkt", None, "k")
+    assert _native.parse_location("abfss://c@acct.dfs.core.windows.net/p/q") == (
+        "abfs",
+        "c",
+        "acct",
+        "p/q",
+    )
+    assert _native.parse_location("file:/tmp/a%20b") == ("file", None, None, "/tmp/a b")
+    for bad in ("hdfs://nn/p", "s3:///k", "abfs://acct.dfs.core.windows.net/p", "file:rel"):
+        with pytest.raises(InvalidValueError, match=bad.replace("/", "/")):
+            _native.parse_location(bad)
+    assert isinstance(load_file_io({"s3.region": "x"}, "s3://b/k"), FileIO)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    name=st.text(
+        st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="/\\"),
+        min_size=1,
+        max_size=20,
+    ).filter(lambda s: s not in (".", "..") and len(s.encode()) < 200),
+    data=st.binary(max_size=500),
+)
+def test_file_uris_round_trip(tmp_path: Path, name: str, data: bytes) -> None:
+    path = tmp_path / name
+    fio = FileIO()
+    fio.write(path.as_uri(), data)
+    assert path.read_bytes() == data
+    for form in file_uri_forms(path):
+        assert fio.read(form) == data
+        assert _native.parse_location(form) == ("file", None, None, str(path))
+    assert FileInfo(path.as_uri(), len(data)) in fio.list(tmp_path.as_uri())
+    fio.delete(path.as_uri())
+    assert not path.exists()

@@ -364,6 +364,10 @@ class PlanReferee:
         self.jvm = spark._jvm
         self._cls = self.jvm.org.frazil.interop.PlanReferee
         self._io = self.jvm.org.apache.iceberg.hadoop.HadoopFileIO(spark._jsc.hadoopConfiguration())
+        # Every filter re-reads the same manifests: let Java keep their bytes in memory.
+        properties = self.jvm.java.util.HashMap()
+        properties.put("io.manifest.cache-enabled", "true")
+        self._io.initialize(properties)
 
     def load(self, metadata_location: str) -> Any:
         """The table as Java reads it from this metadata file (StaticTableOperations)."""

@@ -90,11 +90,11 @@ class ScanTable:
         return {c.name: c.type for c in self.columns}
 
     def filters_for(self, selection: Selection) -> tuple[Filter, ...]:
-        """The whole battery for the current snapshot; the constants and every fourth filter
+        """The whole battery for the current snapshot; the constants and every sixth filter
         for the others (time travel picks the snapshot, the battery is tested on current)."""
         if selection.java == "current":
             return self.filters
-        return tuple(f for n, f in enumerate(self.filters) if n < 4 or n % 4 == 0)
+        return tuple(f for n, f in enumerate(self.filters) if n < 4 or n % 6 == 0)
 
 
 # --- shared helpers -----------------------------------------------------------------------
@@ -173,21 +173,18 @@ class _Table:
     def java_table(self) -> Any:
         return self.tables.java_table(NAMESPACE, self.name)
 
-    def field_ids(self) -> dict[str, int]:
+    def schema(self) -> dict[str, Any]:
+        """The current schema JSON."""
         metadata = self.metadata()
-        schema = next(
+        schema: dict[str, Any] = next(
             s for s in metadata["schemas"] if s["schema-id"] == metadata["current-schema-id"]
         )
-        return {name: field_id for name, _, field_id in _leaf_columns(schema)}
+        return schema
 
     def finish(
         self, selections: Sequence[Selection], edges: Mapping[str, Sequence[Any]], seed: int
     ) -> ScanTable:
-        metadata = self.metadata()
-        schema = next(
-            s for s in metadata["schemas"] if s["schema-id"] == metadata["current-schema-id"]
-        )
-        columns = columns_of(schema, self.rows, edges)
+        columns = columns_of(self.schema(), self.rows, edges)
         location = self.tables.current_metadata_file(NAMESPACE, self.name)
         return ScanTable(
             name=self.name,
@@ -215,7 +212,8 @@ def _spark_tuple(row: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def java_row(field_ids: Mapping[str, int], row: Mapping[str, Any], types: Mapping[str, str]) -> str:
-    """A row as SingleValueParser's struct JSON (keys are field ids) for PlanReferee."""
+    """A row as SingleValueParser's struct JSON (keys are field ids) for PlanReferee.
+    ``field_ids`` maps dotted leaf names, and each struct's name followed by a dot, to ids."""
 
     def encode(value: Mapping[str, Any], prefix: str) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -339,8 +337,8 @@ def build_transforms_v2(tables: Warehouse) -> ScanTable:
     t.sql("REFRESH TABLE {t}")
     t.append(TRANSFORMS_DDL, transform_rows(3))
     t.sql("DELETE FROM {t} WHERE id IN (2, 5) AND x > 100")  # partition-scoped deletes
-    types = {name: type_ for name, type_, _ in _leaf_columns(_current_schema(t))}
-    ids = t.field_ids()
+    ids = {name: field_id for name, _, field_id in _leaf_columns(t.schema())}
+    types = {name: type_ for name, type_, _ in _leaf_columns(t.schema())}
     rows = transform_rows(0)
     helper = tables.java.org.frazil.interop.PlanReferee
     # global: the unpartitioned spec 0; then scoped to one partition of spec 1 and of spec 2
@@ -373,14 +371,6 @@ def build_transforms_v2(tables: Warehouse) -> ScanTable:
         t.by_time("as of the equality deletes", deletes),
     ]
     return t.finish(selections, TRANSFORM_EDGES, seed=3)
-
-
-def _current_schema(t: _Table) -> dict[str, Any]:
-    metadata = t.metadata()
-    schema: dict[str, Any] = next(
-        s for s in metadata["schemas"] if s["schema-id"] == metadata["current-schema-id"]
-    )
-    return schema
 
 
 # --- dv_v3 --------------------------------------------------------------------------------
@@ -434,7 +424,7 @@ def build_java_types(tables: Warehouse) -> ScanTable:
     )
     helper = java.org.frazil.interop.PlanReferee
     ids = {name: field_id for name, _, field_id in _leaf_columns(JAVA_SCHEMA)}
-    ids.update({"st.": 9})
+    ids["st."] = 9  # java_row finds a struct's id under its name and a dot
     types = {name: type_ for name, type_, _ in _leaf_columns(JAVA_SCHEMA)}
 
     def append(k: int, branch: str = "") -> int:

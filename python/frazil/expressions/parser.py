@@ -91,7 +91,7 @@ class _Token:
         return "end of input" if self.kind == "end" else repr(self.source)
 
 
-_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _OPERATORS = ("<=", ">=", "<>", "!=", "==", "=", "<", ">", "(", ")", ",", ".", "[", "]")
 _COMPARISONS: dict[str, type[LiteralPredicate]] = {
     "=": EqualTo,
@@ -161,9 +161,7 @@ def _tokens(source: str) -> list[_Token]:
             if not text:
                 raise _syntax_error("a quoted identifier must not be empty", start)
             tokens.append(_Token("quoted", text, start, source[start:i]))
-        elif ch.isdigit() or (ch in "-." and _NUMBER.match(source, i)):
-            match = _NUMBER.match(source, i)
-            assert match is not None
+        elif (match := _NUMBER.match(source, i)) is not None:
             i = match.end()
             if i < n and (_is_word_char(source[i]) or source[i] == "."):
                 raise _syntax_error(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
+import sys
 import uuid
 from decimal import Decimal
 from typing import Any
@@ -133,6 +135,13 @@ def bound(e: Expression | str, case_sensitive: bool = True) -> Expression:
         ("i < 99999999999", AlwaysTrue()),
         ("id < 99999999999999999999999", AlwaysTrue()),
         ("id > -99999999999999999999999", AlwaysTrue()),
+        # 1e400 reads as an exact Decimal: beyond the largest double, yet not infinity.
+        ("dd = 1e400", AlwaysFalse()),
+        ("dd != 1e400", AlwaysTrue()),
+        ("dd < 1e400", LessThanOrEqual("dd", sys.float_info.max)),
+        ("dd >= 1e400", GreaterThan("dd", sys.float_info.max)),
+        ("dd > -1e400", GreaterThan("dd", -math.inf)),
+        ("dd < FLOAT 'inf'", LessThan("dd", math.inf)),
         ("price = 1.234", AlwaysFalse()),
         ("price < 1.234", LessThanOrEqual("price", Decimal("1.23"))),
         ("price > 12345678901234567.89", AlwaysFalse()),

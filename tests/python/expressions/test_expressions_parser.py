@@ -33,6 +33,8 @@ from frazil.expressions import (
     Transform,
     parse,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 a1, b2, c3 = EqualTo("a", 1), EqualTo("b", 2), EqualTo("c", 3)
 
@@ -217,3 +219,45 @@ def test_syntax_errors_name_the_position(text: str, message: str) -> None:
 
 def test_deeply_nested_parentheses() -> None:
     assert parse("(" * 200 + "a = 1" + ")" * 200) == a1
+
+
+@settings(max_examples=500)
+@given(
+    st.one_of(
+        st.text(max_size=30),
+        st.lists(
+            st.sampled_from(
+                [
+                    "a",
+                    "=",
+                    "1",
+                    "'s'",
+                    "(",
+                    ")",
+                    "AND",
+                    "OR",
+                    "NOT",
+                    "IN",
+                    "IS",
+                    "NULL",
+                    "LIKE",
+                    ",",
+                    ".",
+                    "X'0a'",
+                    "DATE",
+                    "'2024-01-02'",
+                    "bucket[2]",
+                    "<",
+                    "1.5",
+                ]
+            ),
+            max_size=12,
+        ).map(" ".join),
+    )
+)
+def test_any_text_parses_or_raises_a_syntax_error(text: str) -> None:
+    try:
+        e = parse(text)
+    except ExpressionSyntaxError:
+        return
+    assert parse(str(e)) == e

@@ -18,7 +18,8 @@ column's type (``'2024-01-02'`` against a date column is a ``datetime.date``), a
 types already decide becomes a constant (``x < 1e40`` on a float column is ``AlwaysTrue()``,
 ``int_col = 3.5`` is ``AlwaysFalse()``). An impossible comparison raises a
 :class:`~frazil.errors.ValidationError` naming the column, its type and the literal; an unknown
-column an :class:`~frazil.errors.UnknownFieldError`.
+column an :class:`~frazil.errors.UnknownFieldError`. The core binds integers within +-2**127 and
+decimals of at most 38 digits; larger ones are refused with a ValidationError.
 """
 
 from __future__ import annotations

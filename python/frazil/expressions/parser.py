@@ -273,7 +273,7 @@ class _Parser:
         if token.kind == "op" and token.text == "(":
             self.advance()
             inner = self.parse_or()
-            self.expect_op(")", "')' to close the '(' at position " + str(token.pos + 1))
+            self.expect_op(")", f"')' (to close the '(' at position {token.pos + 1})")
             return inner
         if self.starts_value():
             # A literal on the left: `5 < id` is `id > 5`.

@@ -48,7 +48,7 @@ from hypothesis import strategies as st
 # --- round trips -------------------------------------------------------------------------------
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(expressions())
 def test_text_round_trip(e: Expression) -> None:
     text = str(e)
@@ -58,7 +58,7 @@ def test_text_round_trip(e: Expression) -> None:
     assert str(again) == text
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(expressions())
 def test_json_round_trip(e: Expression) -> None:
     data = e.to_json()
@@ -69,13 +69,14 @@ def test_json_round_trip(e: Expression) -> None:
     assert from_json(text) == e
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(expressions(RUST_KINDS))
 def test_rust_reads_what_python_writes(e: Expression) -> None:
     """Rust's reader and its tagged writer agree with Python's on every value."""
     assert from_json(_native.unbound_expression_json(e.to_json_text())) == e
 
 
+@settings(deadline=None)
 @given(expressions())
 def test_expressions_pickle(e: Expression) -> None:
     # Filters travel to other processes (Spark executors) by pickle.
@@ -83,6 +84,7 @@ def test_expressions_pickle(e: Expression) -> None:
     assert again == e and hash(again) == hash(e)
 
 
+@settings(deadline=None)
 @given(expressions())
 def test_equal_expressions_hash_equal_and_repr_rebuilds(e: Expression) -> None:
     copy = from_json(e.to_json())
@@ -180,6 +182,7 @@ def test_from_json_refuses_nan() -> None:
 # --- the classes ---------------------------------------------------------------------------------
 
 
+@settings(deadline=None)
 @given(NAMES, st.sampled_from(list(LITERALS)).flatmap(lambda k: LITERALS[k]))
 def test_builder_builds_what_the_constructors_build(name: str, v: Any) -> None:
     c = col(name)
@@ -301,6 +304,7 @@ def test_repr_and_str_read_well() -> None:
     assert str(In("x", [])) == "x IN ()"
 
 
+@settings(deadline=None)
 @given(TERMS)
 def test_terms_are_values(term: Reference | Transform) -> None:
     again = from_json(IsNull(term).to_json())

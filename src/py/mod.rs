@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod expressions_test_hooks;
 mod manifest;
 mod transforms;
 mod values;
@@ -17,5 +18,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     transforms::register(m)?;
     manifest::register(m)?;
     values::register(m)?;
+    expressions_test_hooks::register(m)?;
     Ok(())
 }

@@ -139,7 +139,7 @@ fn transform_terms_apply_the_transform() {
 fn values_are_promoted_or_refused() {
     // An old int partition value of a column now long.
     let int = |id: i32| {
-        (id == 1).then(|| Datum {
+        (id == 1).then_some(Datum {
             ty: PrimitiveType::Int,
             value: Literal::Int(4),
         })

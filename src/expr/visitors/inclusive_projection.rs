@@ -71,7 +71,7 @@ pub fn project_inclusive(p: &BoundPredicate, t: &Target) -> Result<Option<Bound>
         Transform::Bucket(_) => None,
         Transform::Truncate(width) => match t.source {
             PrimitiveType::String if matches!(op, Op::StartsWith | Op::NotStartsWith) => {
-                return Ok(starts_with(op, b, width, t)?)
+                return starts_with(op, b, width, t)
             }
             PrimitiveType::String | PrimitiveType::Binary => prefix_range(op, b, t.transform)?,
             _ => inclusive_range(op, b, t.transform)?,

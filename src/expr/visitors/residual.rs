@@ -15,7 +15,7 @@
 //! The projections depend only on the filter and the spec, so they are
 //! computed once; each tuple then only evaluates them.
 
-use arrow_array::{Array, StructArray};
+use arrow_array::StructArray;
 
 use super::evaluator::eval_row;
 use super::inclusive_projection::project_inclusive;

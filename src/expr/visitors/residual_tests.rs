@@ -124,7 +124,7 @@ fn null_identity_partitions() {
         residual(
             IDENTITY_F,
             r#"{"type":"is-nan","term":"f"}"#,
-            &[nan.clone()]
+            std::slice::from_ref(&nan)
         ),
         "TRUE"
     );

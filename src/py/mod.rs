@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod expressions;
+mod expressions_test_hooks;
 mod manifest;
 mod transforms;
 mod values;
@@ -19,5 +20,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     manifest::register(m)?;
     values::register(m)?;
     expressions::register(m)?;
+    expressions_test_hooks::register(m)?;
     Ok(())
 }

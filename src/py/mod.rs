@@ -5,6 +5,7 @@
 
 use pyo3::prelude::*;
 
+mod arrow;
 mod errors;
 mod manifest;
 mod transforms;

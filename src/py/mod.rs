@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 mod arrow;
 mod errors;
 mod manifest;
+mod spec;
 mod transforms;
 mod values;
 
@@ -18,5 +19,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     transforms::register(m)?;
     manifest::register(m)?;
     values::register(m)?;
+    spec::register(m)?;
     Ok(())
 }

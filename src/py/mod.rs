@@ -5,10 +5,12 @@
 
 use pyo3::prelude::*;
 
+mod arrow;
 mod errors;
 mod expressions;
 mod expressions_test_hooks;
 mod manifest;
+mod spec;
 mod transforms;
 mod values;
 
@@ -21,5 +23,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     values::register(m)?;
     expressions::register(m)?;
     expressions_test_hooks::register(m)?;
+    spec::register(m)?;
     Ok(())
 }

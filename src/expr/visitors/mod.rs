@@ -2,4 +2,12 @@
 //! rewriting NOT away, projecting row filters onto partition specs, and the
 //! evaluators that decide which manifests and files a scan reads.
 
+pub mod compare;
+pub mod inclusive_metrics;
+pub mod manifest_evaluator;
+pub mod metrics;
+pub mod partition_evaluator;
 pub mod rewrite_not;
+pub mod strict_metrics;
+#[cfg(test)]
+mod test_support;

@@ -3,6 +3,8 @@
 //! evaluators that decide which manifests and files a scan reads.
 
 pub mod compare;
+#[cfg(test)]
+mod evaluator_props;
 pub mod inclusive_metrics;
 pub mod manifest_evaluator;
 pub mod metrics;

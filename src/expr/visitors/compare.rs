@@ -35,8 +35,10 @@ use crate::expr::literal::Datum;
 use crate::expr::predicate::{BoundPredicate, Op};
 use crate::values::Literal;
 
-/// The values of one column, by kind; floats are widened to f64 (exact, and
-/// order-preserving including -0.0 and NaN).
+use super::metrics::NO_ENTRY;
+
+/// The values of one column.
+#[derive(Clone)]
 enum Values<'a> {
     /// Every slot is null (Arrow `Null`, Iceberg `unknown`).
     Null,
@@ -58,12 +60,70 @@ enum Values<'a> {
         size: usize,
         data: &'a [u8],
     },
+    /// Bounds read in place from their Appendix D bytes ([`super::bounds`]).
+    Raw(RawBounds<'a>, RawKind),
 }
 
-/// A typed view of an Arrow column with its validity.
+/// How raw bound bytes decode; widths were checked when the column was made.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RawKind {
+    Bool,
+    /// 8 bytes little-endian, or 4 (an int, or a date's days times
+    /// `per_day` for a timestamp promoted from a date).
+    Int {
+        per_day: i64,
+    },
+    /// 8 or 4 bytes; a zero reads as -0.0 in lower bounds and +0.0 in upper
+    /// bounds (`lower_zero`).
+    Float {
+        lower_zero: bool,
+    },
+    /// Big-endian two's complement, 1 to 16 bytes.
+    Decimal,
+    Bytes,
+}
+
+/// Entries of a metrics map's binary values, one per row (or none).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawBounds<'a> {
+    pub positions: &'a [u32],
+    pub offsets: &'a [i32],
+    pub data: &'a [u8],
+}
+
+impl<'a> RawBounds<'a> {
+    /// The bytes of row `i`'s entry (empty when there is none).
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> &'a [u8] {
+        match self.positions[i] {
+            NO_ENTRY => &[],
+            p => {
+                let p = p as usize;
+                &self.data[self.offsets[p] as usize..self.offsets[p + 1] as usize]
+            }
+        }
+    }
+}
+
+/// The kind of values a column holds, for choosing a kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Null,
+    Bool,
+    Int,
+    Float,
+    Decimal,
+    Bytes,
+}
+
+/// A typed view of a column (an Arrow array, or bounds read in place) with
+/// its validity.
+#[derive(Clone)]
 pub(crate) struct Column<'a> {
     values: Values<'a>,
-    data_type: &'a DataType,
+    /// The Arrow type of the values (for bounds: of the column's type,
+    /// `Binary` for strings, UUIDs and fixed).
+    data_type: DataType,
     /// Set where the slot holds a value.
     valid: BooleanBuffer,
 }
@@ -150,9 +210,27 @@ impl<'a> Column<'a> {
         };
         Ok(Column {
             values,
-            data_type,
+            data_type: data_type.clone(),
             valid,
         })
+    }
+
+    /// A column of bounds read in place (see [`super::bounds`]); `valid` is
+    /// set where a usable bound exists.
+    pub(crate) fn raw(
+        raw: RawBounds<'a>,
+        kind: Option<RawKind>,
+        data_type: DataType,
+        valid: BooleanBuffer,
+    ) -> Self {
+        Column {
+            values: match kind {
+                Some(kind) => Values::Raw(raw, kind),
+                None => Values::Null,
+            },
+            data_type,
+            valid,
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -164,22 +242,94 @@ impl<'a> Column<'a> {
         &self.valid
     }
 
-    fn is_bytes(&self) -> bool {
-        matches!(
-            self.values,
-            Values::Bytes { .. } | Values::LargeBytes { .. } | Values::Fixed { .. }
-        )
+    fn kind(&self) -> Kind {
+        match &self.values {
+            Values::Null => Kind::Null,
+            Values::Bool(_) | Values::Raw(_, RawKind::Bool) => Kind::Bool,
+            Values::I32(_) | Values::I64(_) | Values::Raw(_, RawKind::Int { .. }) => Kind::Int,
+            Values::F32(_) | Values::F64(_) | Values::Raw(_, RawKind::Float { .. }) => Kind::Float,
+            Values::I128(_) | Values::Raw(_, RawKind::Decimal) => Kind::Decimal,
+            Values::Bytes { .. }
+            | Values::LargeBytes { .. }
+            | Values::Fixed { .. }
+            | Values::Raw(_, RawKind::Bytes) => Kind::Bytes,
+        }
+    }
+
+    // Typed access to slot `i` (any value for null slots). The match on the
+    // representation is the same for every slot, so it predicts perfectly.
+
+    #[inline]
+    pub(crate) fn bool_at(&self, i: usize) -> bool {
+        match &self.values {
+            Values::Bool(v) => v.value(i),
+            Values::Raw(raw, _) => raw.get(i).first().is_some_and(|b| *b != 0),
+            _ => false,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn int_at(&self, i: usize) -> i64 {
+        match &self.values {
+            Values::I32(v) => i64::from(v[i]),
+            Values::I64(v) => v[i],
+            Values::Raw(raw, RawKind::Int { per_day }) => {
+                let b = raw.get(i);
+                if let Ok(b8) = <[u8; 8]>::try_from(b) {
+                    i64::from_le_bytes(b8)
+                } else if let Ok(b4) = <[u8; 4]>::try_from(b) {
+                    i64::from(i32::from_le_bytes(b4)).saturating_mul(*per_day)
+                } else {
+                    0
+                }
+            }
+            _ => 0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn float_at(&self, i: usize) -> f64 {
+        match &self.values {
+            Values::F32(v) => f64::from(v[i]),
+            Values::F64(v) => v[i],
+            Values::Raw(raw, RawKind::Float { lower_zero }) => {
+                let b = raw.get(i);
+                let v = if let Ok(b8) = <[u8; 8]>::try_from(b) {
+                    f64::from_le_bytes(b8)
+                } else if let Ok(b4) = <[u8; 4]>::try_from(b) {
+                    f64::from(f32::from_le_bytes(b4))
+                } else {
+                    0.0
+                };
+                match (v == 0.0, lower_zero) {
+                    (true, true) => -0.0,
+                    (true, false) => 0.0,
+                    _ => v,
+                }
+            }
+            _ => 0.0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn decimal_at(&self, i: usize) -> i128 {
+        match &self.values {
+            Values::I128(v) => v[i],
+            Values::Raw(raw, _) => be_i128(raw.get(i)),
+            _ => 0,
+        }
     }
 
     /// The bytes of slot `i` of a string, binary or fixed column.
     #[inline]
-    fn bytes(&self, i: usize) -> &'a [u8] {
+    pub(crate) fn bytes(&self, i: usize) -> &'a [u8] {
         match self.values {
             Values::Bytes { offsets, data } => &data[offsets[i] as usize..offsets[i + 1] as usize],
             Values::LargeBytes { offsets, data } => {
                 &data[offsets[i] as usize..offsets[i + 1] as usize]
             }
             Values::Fixed { size, data } => &data[i * size..(i + 1) * size],
+            Values::Raw(raw, _) => raw.get(i),
             _ => &[],
         }
     }
@@ -190,7 +340,7 @@ impl<'a> Column<'a> {
     fn key(&self, literal: &Literal) -> Result<Key> {
         use DataType as D;
         use Literal as L;
-        let key = match (literal, self.data_type) {
+        let key = match (literal, &self.data_type) {
             (L::Boolean(v), D::Boolean) => Some(Key::Bool(*v)),
             (L::Int(v), D::Int32 | D::Int64) => Some(Key::Int(i64::from(*v))),
             (L::Long(v), D::Int64) => Some(Key::Int(*v)),
@@ -209,7 +359,7 @@ impl<'a> Column<'a> {
             (L::Float(v), D::Float32 | D::Float64) => Some(Key::Float(f64::from(*v))),
             (L::Double(v), D::Float64) => Some(Key::Float(*v)),
             (L::Decimal(v), D::Decimal128(_, _)) => Some(Key::Decimal(*v)),
-            // Bounds of string, uuid and fixed columns are gathered as binary.
+            // Bounds of string, uuid and fixed columns are binary.
             (L::String(s), D::Utf8 | D::LargeUtf8 | D::Binary) => {
                 Some(Key::Bytes(s.as_bytes().to_vec()))
             }
@@ -218,8 +368,8 @@ impl<'a> Column<'a> {
             (L::Uuid(b), D::FixedSizeBinary(16) | D::Binary) => Some(Key::Bytes(b.to_vec())),
             _ => None,
         };
-        match (key, &self.values) {
-            (_, Values::Null) => Ok(Key::Bool(false)),
+        match (key, self.kind()) {
+            (_, Kind::Null) => Ok(Key::Bool(false)),
             (Some(key), _) => Ok(key),
             (None, _) => Err(Error::TypeMismatch(format!(
                 "cannot compare a {} literal ({literal}) with a column of Arrow type {}",
@@ -234,15 +384,15 @@ impl<'a> Column<'a> {
     pub(crate) fn compare(&self, op: Op, literal: &Literal) -> Result<BooleanBuffer> {
         let key = self.key(literal)?;
         let n = self.len();
-        let bits = match (&self.values, &key) {
-            (Values::Null, _) => return Ok(BooleanBuffer::new_unset(n)),
-            (Values::Bool(v), Key::Bool(k)) => collect(n, |i| holds(op, v.value(i).cmp(k))),
-            (Values::I32(v), Key::Int(k)) => collect(n, |i| holds(op, i64::from(v[i]).cmp(k))),
-            (Values::I64(v), Key::Int(k)) => collect(n, |i| holds(op, v[i].cmp(k))),
-            (Values::F32(v), Key::Float(k)) => collect(n, |i| float_holds(op, f64::from(v[i]), *k)),
-            (Values::F64(v), Key::Float(k)) => collect(n, |i| float_holds(op, v[i], *k)),
-            (Values::I128(v), Key::Decimal(k)) => collect(n, |i| holds(op, v[i].cmp(k))),
-            (_, Key::Bytes(k)) if self.is_bytes() => {
+        let bits = match (self.kind(), &key) {
+            (Kind::Null, _) => return Ok(BooleanBuffer::new_unset(n)),
+            (Kind::Bool, Key::Bool(k)) => collect(n, |i| holds(op, self.bool_at(i).cmp(k))),
+            (Kind::Int, Key::Int(k)) => collect(n, |i| holds(op, self.int_at(i).cmp(k))),
+            (Kind::Float, Key::Float(k)) => collect(n, |i| float_holds(op, self.float_at(i), *k)),
+            (Kind::Decimal, Key::Decimal(k)) => {
+                collect(n, |i| holds(op, self.decimal_at(i).cmp(k)))
+            }
+            (Kind::Bytes, Key::Bytes(k)) => {
                 collect(n, |i| holds(op, self.bytes(i).cmp(k.as_slice())))
             }
             _ => return Err(self.mismatch()),
@@ -260,9 +410,8 @@ impl<'a> Column<'a> {
     /// Set for NaN values.
     pub(crate) fn is_nan(&self) -> BooleanBuffer {
         let n = self.len();
-        let bits = match &self.values {
-            Values::F32(v) => collect(n, |i| v[i].is_nan()),
-            Values::F64(v) => collect(n, |i| v[i].is_nan()),
+        let bits = match self.kind() {
+            Kind::Float => collect(n, |i| self.float_at(i).is_nan()),
             _ => BooleanBuffer::new_unset(n),
         };
         &bits & &self.valid
@@ -277,14 +426,12 @@ impl<'a> Column<'a> {
             if !self.valid.value(i) {
                 return None;
             }
-            match (&self.values, set) {
-                (Values::Bool(v), KeySet::Bool(s)) => s.binary_search(&v.value(i)).ok(),
-                (Values::I32(v), KeySet::Int(s)) => s.binary_search(&i64::from(v[i])).ok(),
-                (Values::I64(v), KeySet::Int(s)) => s.binary_search(&v[i]).ok(),
-                (Values::F32(v), KeySet::Float(s)) => float_position(s, f64::from(v[i])),
-                (Values::F64(v), KeySet::Float(s)) => float_position(s, v[i]),
-                (Values::I128(v), KeySet::Decimal(s)) => s.binary_search(&v[i]).ok(),
-                (_, KeySet::Bytes(s)) if self.is_bytes() => {
+            match (self.kind(), set) {
+                (Kind::Bool, KeySet::Bool(s)) => s.binary_search(&self.bool_at(i)).ok(),
+                (Kind::Int, KeySet::Int(s)) => s.binary_search(&self.int_at(i)).ok(),
+                (Kind::Float, KeySet::Float(s)) => float_position(s, self.float_at(i)),
+                (Kind::Decimal, KeySet::Decimal(s)) => s.binary_search(&self.decimal_at(i)).ok(),
+                (Kind::Bytes, KeySet::Bytes(s)) => {
                     s.binary_search_by(|k| k.as_slice().cmp(self.bytes(i))).ok()
                 }
                 _ => None,
@@ -303,14 +450,15 @@ impl<'a> Column<'a> {
     /// `prefix`: the tests `STARTS WITH` needs on (possibly truncated)
     /// string bounds. Unset for nulls.
     pub(crate) fn prefix_test(&self, prefix: &[u8], test: PrefixTest) -> Result<BooleanBuffer> {
-        if !self.is_bytes() {
-            if matches!(self.values, Values::Null) {
-                return Ok(BooleanBuffer::new_unset(self.len()));
+        match self.kind() {
+            Kind::Bytes => {}
+            Kind::Null => return Ok(BooleanBuffer::new_unset(self.len())),
+            _ => {
+                return Err(Error::TypeMismatch(format!(
+                    "STARTS WITH needs a string column, not Arrow type {}",
+                    self.data_type
+                )))
             }
-            return Err(Error::TypeMismatch(format!(
-                "STARTS WITH needs a string column, not Arrow type {}",
-                self.data_type
-            )));
         }
         let bits = collect(self.len(), |i| {
             let value = self.bytes(i);
@@ -337,20 +485,26 @@ impl<'a> Column<'a> {
             if !self.valid.value(i) {
                 return 0;
             }
-            match (&self.values, set) {
-                (Values::Bool(v), KeySet::Bool(s)) => s.partition_point(|k| *k < v.value(i)),
-                (Values::I32(v), KeySet::Int(s)) => s.partition_point(|k| *k < i64::from(v[i])),
-                (Values::I64(v), KeySet::Int(s)) => s.partition_point(|k| *k < v[i]),
-                (Values::F32(v), KeySet::Float(s)) => {
-                    let x = f64::from(v[i]);
+            match (self.kind(), set) {
+                (Kind::Bool, KeySet::Bool(s)) => {
+                    let x = self.bool_at(i);
+                    s.partition_point(|k| *k < x)
+                }
+                (Kind::Int, KeySet::Int(s)) => {
+                    let x = self.int_at(i);
+                    s.partition_point(|k| *k < x)
+                }
+                (Kind::Float, KeySet::Float(s)) => {
+                    let x = self.float_at(i);
                     s.partition_point(|k| k.total_cmp(&x).is_lt())
                 }
-                (Values::F64(v), KeySet::Float(s)) => {
-                    s.partition_point(|k| k.total_cmp(&v[i]).is_lt())
+                (Kind::Decimal, KeySet::Decimal(s)) => {
+                    let x = self.decimal_at(i);
+                    s.partition_point(|k| *k < x)
                 }
-                (Values::I128(v), KeySet::Decimal(s)) => s.partition_point(|k| *k < v[i]),
-                (_, KeySet::Bytes(s)) if self.is_bytes() => {
-                    s.partition_point(|k| k.as_slice() < self.bytes(i))
+                (Kind::Bytes, KeySet::Bytes(s)) => {
+                    let x = self.bytes(i);
+                    s.partition_point(|k| k.as_slice() < x)
                 }
                 _ => 0,
             }
@@ -359,14 +513,12 @@ impl<'a> Column<'a> {
             if !upper.valid.value(i) {
                 return true;
             }
-            match (&upper.values, set) {
-                (Values::Bool(v), KeySet::Bool(s)) => s[p] <= v.value(i),
-                (Values::I32(v), KeySet::Int(s)) => s[p] <= i64::from(v[i]),
-                (Values::I64(v), KeySet::Int(s)) => s[p] <= v[i],
-                (Values::F32(v), KeySet::Float(s)) => s[p].total_cmp(&f64::from(v[i])).is_le(),
-                (Values::F64(v), KeySet::Float(s)) => s[p].total_cmp(&v[i]).is_le(),
-                (Values::I128(v), KeySet::Decimal(s)) => s[p] <= v[i],
-                (_, KeySet::Bytes(s)) if upper.is_bytes() => s[p].as_slice() <= upper.bytes(i),
+            match (upper.kind(), set) {
+                (Kind::Bool, KeySet::Bool(s)) => s[p] <= upper.bool_at(i),
+                (Kind::Int, KeySet::Int(s)) => s[p] <= upper.int_at(i),
+                (Kind::Float, KeySet::Float(s)) => s[p].total_cmp(&upper.float_at(i)).is_le(),
+                (Kind::Decimal, KeySet::Decimal(s)) => s[p] <= upper.decimal_at(i),
+                (Kind::Bytes, KeySet::Bytes(s)) => s[p].as_slice() <= upper.bytes(i),
                 _ => true,
             }
         };
@@ -385,6 +537,20 @@ impl<'a> Column<'a> {
             .collect::<Result<Vec<_>>>()?;
         KeySet::from_keys(keys)
     }
+}
+
+/// A big-endian two's-complement integer of 1 to 16 bytes (0 if empty).
+#[inline]
+pub(crate) fn be_i128(b: &[u8]) -> i128 {
+    let Some(first) = b.first() else { return 0 };
+    let mut buf = if first & 0x80 != 0 {
+        [0xff; 16]
+    } else {
+        [0; 16]
+    };
+    let n = b.len().min(16);
+    buf[16 - n..].copy_from_slice(&b[b.len() - n..]);
+    i128::from_be_bytes(buf)
 }
 
 /// The tests [`Column::prefix_test`] offers.

@@ -16,24 +16,27 @@
 //!   #16692): such a file might match when the default does;
 //! - string bounds compare as bytes, with `STARTS WITH` on truncated bounds
 //!   cutting each bound to the prefix's length; bounds of promoted columns
-//!   are read in their old width ([`super::metrics::decode_bounds`]).
+//!   are read in their old width ([`super::bounds`]).
 //!
 //! Value semantics: [`super::compare`].
 
 use std::collections::HashMap;
 
+use arrow_array::ArrayRef;
 use arrow_buffer::BooleanBuffer;
 
+use super::bounds::Side;
 use super::compare::{predicate_holds, Column, PrefixTest};
 use super::metrics::{
     and_not, referenced_ids, rewrite_not_keep_nan, transform_bounds, visit, ColumnMetrics,
-    FieldInfo, FileMetrics, IN_PREDICATE_LIMIT,
+    EntryIndex, FieldInfo, FileMetrics, IN_PREDICATE_LIMIT,
 };
 use crate::error::Result;
 use crate::expr::predicate::{Bound, BoundPredicate, BoundTerm, Op};
 use crate::spec::schema::Schema;
 use crate::transform::Transform;
 use crate::types::PrimitiveType;
+use crate::values::Literal;
 
 /// Decides which files of a manifest might hold rows matching a filter.
 #[derive(Debug, Clone)]
@@ -56,14 +59,13 @@ impl InclusiveMetricsEvaluator {
     /// One answer per file: set where the file might hold a matching row.
     pub fn eval(&self, files: &FileMetrics<'_>) -> Result<BooleanBuffer> {
         let n = files.len;
-        let mut metrics = HashMap::with_capacity(self.fields.len());
-        for (id, field) in &self.fields {
-            if field.in_repeated {
-                continue;
-            }
-            let ty = field.ty.filter(|_| self.needs_bounds(*id));
-            metrics.insert(*id, ColumnMetrics::gather(files, *id, &field.name, ty)?);
-        }
+        let index = EntryIndex::new(*files, self.fields.keys().copied().collect());
+        let metrics: HashMap<i32, ColumnMetrics<'_>> = self
+            .fields
+            .iter()
+            .filter(|(_, field)| !field.in_repeated)
+            .map(|(id, field)| (*id, ColumnMetrics::new(&index, *id, &field.name, field.ty)))
+            .collect();
         let result = visit(&self.expr, n, &mut |p| {
             let field = &self.fields[&p.term().field_id()];
             match metrics.get(&p.term().field_id()) {
@@ -74,40 +76,28 @@ impl InclusiveMetricsEvaluator {
         let (empty, unknown) = files.empty_and_unknown_rows();
         Ok(&and_not(&result, &empty) | &unknown)
     }
-
-    fn needs_bounds(&self, field_id: i32) -> bool {
-        self.expr
-            .predicates()
-            .iter()
-            .any(|p| p.term().field_id() == field_id && !p.op().is_unary())
-    }
 }
 
-/// The bounds of the term's values, when they can be known: a column's own
-/// bounds, or those of an order-preserving transform of it.
-fn term_bounds(
+/// The bounds of an order-preserving transform of the column, from the
+/// column's bounds (`t(lower)` and `t(upper)`); None for other terms.
+fn transformed_bounds(
     term: &BoundTerm,
     field: &FieldInfo,
-    m: &ColumnMetrics,
-) -> Result<Option<(arrow_array::ArrayRef, arrow_array::ArrayRef)>> {
-    let (Some(lower), Some(upper)) = (&m.lower, &m.upper) else {
+    m: &ColumnMetrics<'_>,
+) -> Result<Option<[ArrayRef; 2]>> {
+    let BoundTerm::Transform { transform, .. } = term else {
         return Ok(None);
     };
-    match term {
-        BoundTerm::Reference(_)
-        | BoundTerm::Transform {
-            transform: Transform::Identity,
-            ..
-        } => Ok(Some((lower.clone(), upper.clone()))),
-        BoundTerm::Transform { transform, .. } if transform.preserves_order() => {
-            let source = field.ty.unwrap_or(PrimitiveType::Unknown);
-            Ok(Some((
-                transform_bounds(*transform, lower, source)?,
-                transform_bounds(*transform, upper, source)?,
-            )))
-        }
-        BoundTerm::Transform { .. } => Ok(None),
+    if *transform == Transform::Identity || !transform.preserves_order() {
+        return Ok(None);
     }
+    let (Some(lower), Some(upper), Some(source)) = (m.lower()?, m.upper()?, field.ty) else {
+        return Ok(None);
+    };
+    Ok(Some([
+        transform_bounds(*transform, lower, source)?,
+        transform_bounds(*transform, upper, source)?,
+    ]))
 }
 
 fn is_column(term: &BoundTerm) -> bool {
@@ -125,7 +115,7 @@ fn is_column(term: &BoundTerm) -> bool {
 fn might_match(
     p: &BoundPredicate,
     field: &FieldInfo,
-    m: &ColumnMetrics,
+    m: &ColumnMetrics<'_>,
     n: usize,
 ) -> Result<BooleanBuffer> {
     let all = || BooleanBuffer::new_set(n);
@@ -157,7 +147,7 @@ fn might_match(
             Op::IsNull if field.never_null => all(),
             Op::IsNull => match term {
                 BoundTerm::Transform { transform, .. } if !transform.preserves_order() => none(),
-                _ => no_nulls(field, m),
+                _ => no_nulls(field, m, n),
             },
             Op::NotNull => nulls_only,
             Op::IsNan if is_column(term) => &nulls_only | &m.no_nans(),
@@ -166,57 +156,58 @@ fn might_match(
             _ => none(),
         },
         BoundPredicate::Literal { op, literal, .. } => {
-            let bounds = term_bounds(term, field, m)?;
-            let cols = match &bounds {
-                Some((l, u)) => Some((Column::new(l.as_ref())?, Column::new(u.as_ref())?)),
-                None => None,
-            };
+            let transformed = transformed_bounds(term, field, m)?;
+            let bound = |side: Side| term_bound(term, m, transformed.as_ref(), side);
+            let v = &literal.value;
             match op {
                 Op::NotEq => none(),
                 // Truncate must be rewritten by binding; a transform's
                 // values cannot be compared with a prefix (Java).
                 Op::StartsWith if !is_column(term) => none(),
-                Op::StartsWith => {
-                    let crate::values::Literal::String(prefix) = &literal.value else {
+                Op::StartsWith | Op::NotStartsWith => {
+                    let Literal::String(prefix) = v else {
                         return Ok(all());
                     };
-                    let mut cannot = nulls_only;
-                    if let Some((lower, upper)) = &cols {
-                        let prefix = prefix.as_bytes();
-                        cannot = &cannot | &lower.prefix_test(prefix, PrefixTest::CutAbove)?;
-                        cannot = &cannot | &upper.prefix_test(prefix, PrefixTest::CutBelow)?;
-                    }
-                    cannot
-                }
-                Op::NotStartsWith => {
-                    // Only when every value starts with the prefix: both
-                    // bounds do, and there is no null (Java: mayContainNull).
-                    let crate::values::Literal::String(prefix) = &literal.value else {
-                        return Ok(all());
-                    };
-                    match &cols {
-                        Some((lower, upper)) => {
-                            let prefix = prefix.as_bytes();
-                            &(&no_nulls(field, m)
-                                & &lower.prefix_test(prefix, PrefixTest::StartsWith)?)
-                                & &upper.prefix_test(prefix, PrefixTest::StartsWith)?
+                    let prefix = prefix.as_bytes();
+                    let (lower, upper) = (bound(Side::Lower)?, bound(Side::Upper)?);
+                    if *op == Op::StartsWith {
+                        let mut cannot = nulls_only;
+                        if let Some(lower) = lower {
+                            cannot = &cannot | &lower.prefix_test(prefix, PrefixTest::CutAbove)?;
                         }
-                        None => none(),
+                        if let Some(upper) = upper {
+                            cannot = &cannot | &upper.prefix_test(prefix, PrefixTest::CutBelow)?;
+                        }
+                        cannot
+                    } else {
+                        // Only when every value starts with the prefix: both
+                        // bounds do, and there is no null (Java: mayContainNull).
+                        match (lower, upper) {
+                            (Some(lower), Some(upper)) => {
+                                &(&no_nulls(field, m, n)
+                                    & &lower.prefix_test(prefix, PrefixTest::StartsWith)?)
+                                    & &upper.prefix_test(prefix, PrefixTest::StartsWith)?
+                            }
+                            _ => none(),
+                        }
                     }
                 }
                 _ => {
                     let mut cannot = &nulls_only | &m.nans_only();
-                    if let Some((lower, upper)) = &cols {
-                        let v = &literal.value;
-                        let out = match op {
-                            Op::Lt => lower.compare(Op::GtEq, v)?,
-                            Op::LtEq => lower.compare(Op::Gt, v)?,
-                            Op::Gt => upper.compare(Op::LtEq, v)?,
-                            Op::GtEq => upper.compare(Op::Lt, v)?,
-                            Op::Eq => &lower.compare(Op::Gt, v)? | &upper.compare(Op::Lt, v)?,
-                            _ => none(),
-                        };
-                        cannot = &cannot | &out;
+                    // x < c cannot match where lower >= c; x > c where
+                    // upper <= c; x = c where either.
+                    let tests: &[(Side, Op)] = match op {
+                        Op::Lt => &[(Side::Lower, Op::GtEq)],
+                        Op::LtEq => &[(Side::Lower, Op::Gt)],
+                        Op::Gt => &[(Side::Upper, Op::LtEq)],
+                        Op::GtEq => &[(Side::Upper, Op::Lt)],
+                        Op::Eq => &[(Side::Lower, Op::Gt), (Side::Upper, Op::Lt)],
+                        _ => &[],
+                    };
+                    for (side, test) in tests {
+                        if let Some(b) = bound(*side)? {
+                            cannot = &cannot | &b.compare(*test, v)?;
+                        }
                     }
                     cannot
                 }
@@ -226,8 +217,9 @@ fn might_match(
             Op::In => {
                 let mut cannot = &nulls_only | &m.nans_only();
                 if literals.len() <= IN_PREDICATE_LIMIT {
-                    if let Some((l, u)) = term_bounds(term, field, m)? {
-                        let (lower, upper) = (Column::new(l.as_ref())?, Column::new(u.as_ref())?);
+                    let transformed = transformed_bounds(term, field, m)?;
+                    let bound = |side: Side| term_bound(term, m, transformed.as_ref(), side);
+                    if let (Some(lower), Some(upper)) = (bound(Side::Lower)?, bound(Side::Upper)?) {
                         let set = lower.key_set(literals)?;
                         cannot = &cannot | &!&lower.any_in_range(&upper, &set);
                     }
@@ -240,10 +232,28 @@ fn might_match(
     Ok(&!&cannot | &default_rows)
 }
 
+/// The lower or upper bounds of the term's values, when known: the
+/// column's own, or those `transformed` from them.
+fn term_bound<'c>(
+    term: &BoundTerm,
+    m: &'c ColumnMetrics<'_>,
+    transformed: Option<&'c [ArrayRef; 2]>,
+    side: Side,
+) -> Result<Option<Column<'c>>> {
+    if let Some(arrays) = transformed {
+        let array = &arrays[if side == Side::Lower { 0 } else { 1 }];
+        return Column::new(array.as_ref()).map(Some);
+    }
+    if !is_column(term) {
+        return Ok(None);
+    }
+    Ok(m.bound(side)?.cloned())
+}
+
 /// Set where the column is known to hold no null.
-fn no_nulls(field: &FieldInfo, m: &ColumnMetrics) -> BooleanBuffer {
+fn no_nulls(field: &FieldInfo, m: &ColumnMetrics<'_>, n: usize) -> BooleanBuffer {
     if field.never_null {
-        BooleanBuffer::new_set(m.null_counts.len())
+        BooleanBuffer::new_set(n)
     } else {
         m.no_nulls()
     }

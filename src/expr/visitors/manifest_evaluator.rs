@@ -25,13 +25,14 @@ use std::sync::Arc;
 
 use arrow_array::builder::{BinaryBuilder, BooleanBuilder};
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, BinaryArray, ListArray, RecordBatch, StructArray};
+use arrow_array::{Array, ArrayRef, ListArray, RecordBatch, StructArray};
 use arrow_buffer::{BooleanBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, Fields};
 
+use super::bounds::{bound_column, Side};
 use super::compare::{collect, Column, PrefixTest};
 use super::metrics::{
-    decode_bounds, referenced_ids, rewrite_not_keep_nan, visit, Side, IN_PREDICATE_LIMIT,
+    empty_binary, referenced_ids, rewrite_not_keep_nan, visit, IN_PREDICATE_LIMIT, NO_ENTRY,
 };
 use crate::error::{Error, Result};
 use crate::expr::predicate::{Bound, BoundPredicate, BoundTerm, Op};
@@ -50,7 +51,7 @@ pub struct ManifestEvaluator {
 }
 
 /// The summaries of one partition field in each manifest.
-struct Summaries {
+struct Summaries<'a> {
     /// Set where the manifest has a summary for the field.
     present: BooleanBuffer,
     /// contains_null, known and true / known and false.
@@ -59,8 +60,8 @@ struct Summaries {
     /// contains_nan, known and true / known and false.
     has_nan: BooleanBuffer,
     no_nan: BooleanBuffer,
-    lower: ArrayRef,
-    upper: ArrayRef,
+    lower: Column<'a>,
+    upper: Column<'a>,
 }
 
 impl ManifestEvaluator {
@@ -126,9 +127,32 @@ impl ManifestEvaluator {
     /// (`list<struct<contains_null, contains_nan, lower_bound, upper_bound>>`).
     pub fn eval_partitions(&self, partitions: &ListArray) -> Result<BooleanBuffer> {
         let n = partitions.len();
+        let entries = partitions.values().as_struct_opt().ok_or_else(|| {
+            Error::TypeMismatch("manifest list partitions must hold structs".to_owned())
+        })?;
+        let offsets = partitions.value_offsets();
+        // Where each field's summary is in the flattened entries.
+        let positions: Vec<Vec<u32>> = self
+            .fields
+            .iter()
+            .map(|(_, position, _, _)| {
+                (0..n)
+                    .map(|row| {
+                        let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
+                        let at = start + position;
+                        if partitions.is_valid(row) && at < end && entries.is_valid(at) {
+                            at as u32
+                        } else {
+                            NO_ENTRY
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let no_entries = vec![NO_ENTRY; n];
         let mut summaries = Vec::with_capacity(self.fields.len());
-        for (id, position, name, ty) in &self.fields {
-            summaries.push((*id, gather(partitions, *position, name, *ty)?));
+        for ((id, _, name, ty), positions) in self.fields.iter().zip(&positions) {
+            summaries.push((*id, gather(entries, positions, &no_entries, name, *ty)?));
         }
         visit(&self.expr, n, &mut |p| {
             let id = p.term().field_id();
@@ -143,26 +167,17 @@ impl ManifestEvaluator {
     }
 }
 
-/// The summaries of the partition field at `position` in every manifest.
-fn gather(
-    partitions: &ListArray,
-    position: usize,
+/// The summaries of one partition field in every manifest: `positions`
+/// are where they are in the flattened summary `entries`.
+fn gather<'a>(
+    entries: &'a StructArray,
+    positions: &'a [u32],
+    no_entries: &'a [u32],
     name: &str,
     ty: PrimitiveType,
-) -> Result<Summaries> {
-    let n = partitions.len();
-    let entries = partitions.values().as_struct_opt().ok_or_else(|| {
-        Error::TypeMismatch("manifest list partitions must hold structs".to_owned())
-    })?;
-    let offsets = partitions.value_offsets();
-    let positions: Vec<Option<u32>> = (0..n)
-        .map(|row| {
-            let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
-            let at = start + position;
-            (partitions.is_valid(row) && at < end && entries.is_valid(at)).then_some(at as u32)
-        })
-        .collect();
-    let present = collect(n, |i| positions[i].is_some());
+) -> Result<Summaries<'a>> {
+    let n = positions.len();
+    let present = collect(n, |i| positions[i] != NO_ENTRY);
     let flag = |child: &str| -> Result<(BooleanBuffer, BooleanBuffer)> {
         let Some(column) = entries.column_by_name(child) else {
             return Ok((BooleanBuffer::new_unset(n), BooleanBuffer::new_unset(n)));
@@ -170,28 +185,27 @@ fn gather(
         let flags = column
             .as_boolean_opt()
             .ok_or_else(|| Error::TypeMismatch(format!("field summary {child} must be boolean")))?;
-        let known = |i: usize| positions[i].filter(|p| flags.is_valid(*p as usize));
+        let known = |i: usize| {
+            Some(positions[i] as usize).filter(|p| *p != NO_ENTRY as usize && flags.is_valid(*p))
+        };
         Ok((
-            collect(n, |i| known(i).is_some_and(|p| flags.value(p as usize))),
-            collect(n, |i| known(i).is_some_and(|p| !flags.value(p as usize))),
+            collect(n, |i| known(i).is_some_and(|p| flags.value(p))),
+            collect(n, |i| known(i).is_some_and(|p| !flags.value(p))),
         ))
     };
     let (has_null, no_null) = flag("contains_null")?;
     let (has_nan, no_nan) = flag("contains_nan")?;
-    let bound = |child: &str, side: Side| -> Result<ArrayRef> {
-        let empty = BinaryArray::new_null(0);
-        let values = match entries.column_by_name(child) {
-            None => &empty,
-            Some(c) => c.as_binary_opt::<i32>().ok_or_else(|| {
-                Error::TypeMismatch(format!("field summary {child} must be binary"))
-            })?,
+    let bound = |child: &str, side: Side| -> Result<Column<'a>> {
+        let (values, positions) = match entries.column_by_name(child) {
+            None => (empty_binary(), no_entries),
+            Some(c) => (
+                c.as_binary_opt::<i32>().ok_or_else(|| {
+                    Error::TypeMismatch(format!("field summary {child} must be binary"))
+                })?,
+                positions,
+            ),
         };
-        let usable: Vec<Option<u32>> = if values.is_empty() {
-            vec![None; n]
-        } else {
-            positions.clone()
-        };
-        decode_bounds(values, &usable, ty, side).map_err(|bad| {
+        bound_column(values, positions, ty, side).map_err(|bad| {
             Error::InvalidData(format!(
                 "manifest {}: partition field {name:?}: {}",
                 bad.row, bad.error
@@ -228,8 +242,7 @@ fn might_match(
     if !is_column {
         return Ok(BooleanBuffer::new_set(n));
     }
-    let lower = Column::new(s.lower.as_ref())?;
-    let upper = Column::new(s.upper.as_ref())?;
+    let (lower, upper) = (&s.lower, &s.upper);
     // No bound while the summary says there are nulls or NaN: every value
     // is null or NaN, and no comparison holds.
     let nothing_comparable = &!lower.valid() & &(&s.has_null | &s.has_nan);

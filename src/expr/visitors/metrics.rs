@@ -10,23 +10,19 @@
 //! usually written by one writer with the same key layout, so this costs one
 //! comparison per row.
 
+use std::cell::OnceCell;
 use std::sync::Arc;
 
-use arrow_array::builder::BinaryBuilder;
 use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Date32Type, Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type,
-    Time64MicrosecondType, TimestampMicrosecondType, TimestampNanosecondType,
-};
+use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{
-    Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, Int64Array, MapArray,
-    PrimitiveArray, RecordBatch, StringArray, StructArray,
+    Array, ArrayRef, BinaryArray, Int64Array, MapArray, RecordBatch, StringArray, StructArray,
 };
-use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
+use arrow_buffer::BooleanBuffer;
 use arrow_schema::DataType;
 
-use super::compare::collect;
-use crate::avro::columns::primitive_data_type;
+use super::bounds::{bound_column, to_array, Side};
+use super::compare::{collect, Column};
 use crate::error::{Error, Result};
 use crate::expr::predicate::{Bound, BoundPredicate, Expr, Op};
 use crate::spec::schema::Schema;
@@ -123,308 +119,311 @@ impl<'a> FileMetrics<'a> {
             ),
             Some(counts) => {
                 let v = counts.values();
-                let valid = |i: usize| counts.is_valid(i);
-                (
-                    collect(self.len, |i| valid(i) && v[i] == 0),
-                    collect(self.len, |i| valid(i) && v[i] < 0),
-                )
+                let (empty, unknown) = (
+                    collect(self.len, |i| v[i] == 0),
+                    collect(self.len, |i| v[i] < 0),
+                );
+                match counts.nulls() {
+                    Some(nulls) => (&empty & nulls.inner(), &unknown & nulls.inner()),
+                    None => (empty, unknown),
+                }
             }
         }
     }
 }
 
+/// In entry positions: the row has no entry for the field.
+pub(crate) const NO_ENTRY: u32 = u32::MAX;
+
 /// For each row of `map`, the position (in the map's flattened entries) of
-/// the entry whose key is `field_id`, if any.
-pub(crate) fn entry_positions(map: &MapArray, field_id: i32) -> Vec<Option<u32>> {
+/// the entry whose key is `field_id`, or [`NO_ENTRY`]. Each row's keys are
+/// searched from where the previous row had the key: one comparison per
+/// row when files share a key layout.
+pub(crate) fn entry_positions(map: &MapArray, field_id: i32) -> Vec<u32> {
     let offsets = map.value_offsets();
     let keys = map.keys().as_primitive::<Int32Type>().values();
-    let values = map.values();
+    let map_nulls = map.nulls().filter(|b| b.null_count() > 0);
+    // A null value is no value (the spec requires one).
+    let value_nulls = map.values().nulls().filter(|b| b.null_count() > 0);
     let mut guess = 0usize;
     (0..map.len())
         .map(|row| {
-            if map.is_null(row) {
-                return None;
+            let start = offsets[row] as usize;
+            let entries = &keys[start..offsets[row + 1] as usize];
+            if map_nulls.is_some_and(|b| b.is_null(row)) {
+                return NO_ENTRY;
             }
-            let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
-            let at = if start + guess < end && keys[start + guess] == field_id {
-                start + guess
+            let p = if entries.get(guess) == Some(&field_id) {
+                guess
             } else {
-                let p = keys[start..end].iter().position(|k| *k == field_id)?;
-                guess = p;
-                start + p
+                match entries.iter().position(|k| *k == field_id) {
+                    Some(p) => {
+                        guess = p;
+                        p
+                    }
+                    None => return NO_ENTRY,
+                }
             };
-            // A null value is no value (the spec requires one).
-            values.is_valid(at).then_some(at as u32)
+            if value_nulls.is_some_and(|b| b.is_null(start + p)) {
+                return NO_ENTRY;
+            }
+            (start + p) as u32
         })
         .collect()
 }
 
-/// The counts of one column in each row (null where unknown: no entry, or a
-/// negative count).
-fn gather_counts(map: Option<&MapArray>, field_id: i32, len: usize) -> Int64Array {
-    let Some(map) = map else {
-        return Int64Array::new_null(len);
-    };
-    let values = map.values().as_primitive::<Int64Type>().values();
-    entry_positions(map, field_id)
-        .into_iter()
-        .map(|p| p.map(|p| values[p as usize]).filter(|v| *v >= 0))
-        .collect()
+/// Whether two maps have the same keys at the same positions (writers
+/// usually give value and null counts, and lower and upper bounds, the same
+/// layout): then entry positions found in one hold for the other.
+fn same_layout(a: &MapArray, b: &MapArray) -> bool {
+    a.len() == b.len()
+        && a.nulls() == b.nulls()
+        && a.value_offsets() == b.value_offsets()
+        && a.keys().as_primitive::<Int32Type>().values()
+            == b.keys().as_primitive::<Int32Type>().values()
 }
 
-/// Which bound a column of bounds holds.
+/// The metrics maps of `data_file`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Side {
-    Lower,
-    Upper,
+pub(crate) enum MapKind {
+    ValueCounts = 0,
+    NullCounts = 1,
+    NanCounts = 2,
+    Lower = 3,
+    Upper = 4,
 }
 
-impl Side {
-    fn name(self) -> &'static str {
-        match self {
-            Side::Lower => "lower",
-            Side::Upper => "upper",
-        }
-    }
+/// Where the referenced columns' entries are in each metrics map of a
+/// manifest, found when first needed and shared between maps of the same
+/// layout.
+pub(crate) struct EntryIndex<'a> {
+    files: FileMetrics<'a>,
+    field_ids: Vec<i32>,
+    /// For each map, the map whose positions it shares (itself if none).
+    shares: [OnceCell<MapKind>; 5],
+    /// By map, then by field (the order of `field_ids`).
+    positions: [Vec<OnceCell<Vec<u32>>>; 5],
+    no_entries: OnceCell<Vec<u32>>,
 }
 
-/// One unreadable bound: the row and what is wrong with it.
-pub(crate) struct BadBound {
-    pub row: usize,
-    pub error: Error,
-}
-
-/// Decodes the bounds at `positions` of `values` (Appendix D bytes) into a
-/// column of `ty`'s Arrow type (null where there is none).
-///
-/// - Widths written before a promotion are read (spec: "Schema Evolution";
-///   pitfalls: iceberg #2232): 4 bytes for a `long` (int), a `double`
-///   (float) or a timestamp (v3: a date, midnight of that day).
-/// - Decimals are minimum-length big-endian two's complement (1 to 16 bytes).
-/// - A NaN bound (the spec forbids them; old ORC writers wrote them) is no
-///   bound. Zeros are widened: a lower bound +0.0 reads as -0.0 and an upper
-///   bound -0.0 as +0.0, as writers that ignore the sign of zero (spec note
-///   to "Manifest Lists", pitfalls) may have produced them.
-/// - Strings, binary, fixed and UUIDs stay bytes (a `Binary` column).
-pub(crate) fn decode_bounds(
-    values: &BinaryArray,
-    positions: &[Option<u32>],
-    ty: PrimitiveType,
-    side: Side,
-) -> std::result::Result<ArrayRef, BadBound> {
-    use PrimitiveType as P;
-    let bytes_at = |row: usize| {
-        positions[row]
-            .map(|p| p as usize)
-            .filter(|p| values.is_valid(*p))
-            .map(|p| values.value(p))
-    };
-    let n = positions.len();
-    let width = |row: usize, bytes: &[u8], expected: &str| BadBound {
-        row,
-        error: Error::InvalidData(format!(
-            "the {} bound of a {ty} column has {} bytes, expected {expected}",
-            side.name(),
-            bytes.len()
-        )),
-    };
-    macro_rules! fixed {
-        ($arrow:ty, $decode:expr) => {
-            gather::<$arrow>(n, ty, |row| match bytes_at(row) {
-                None => Ok(None),
-                Some(b) => $decode(b).map_err(|expected: &str| width(row, b, expected)),
-            })?
+impl<'a> EntryIndex<'a> {
+    pub(crate) fn new(files: FileMetrics<'a>, field_ids: Vec<i32>) -> Self {
+        let cells = || {
+            field_ids
+                .iter()
+                .map(|_| OnceCell::new())
+                .collect::<Vec<_>>()
         };
+        EntryIndex {
+            files,
+            positions: [cells(), cells(), cells(), cells(), cells()],
+            field_ids,
+            shares: Default::default(),
+            no_entries: OnceCell::new(),
+        }
     }
-    let le4 = |b: &[u8]| -> Option<[u8; 4]> { b.try_into().ok() };
-    let le8 = |b: &[u8]| -> Option<[u8; 8]> { b.try_into().ok() };
-    let int_or_long = |b: &[u8]| -> std::result::Result<Option<i64>, &'static str> {
-        match b.len() {
-            4 => Ok(le4(b).map(|b| i64::from(i32::from_le_bytes(b)))),
-            8 => Ok(le8(b).map(i64::from_le_bytes)),
-            _ => Err("8 (or 4, written as an int)"),
+
+    fn map(&self, kind: MapKind) -> Option<&'a MapArray> {
+        match kind {
+            MapKind::ValueCounts => self.files.value_counts,
+            MapKind::NullCounts => self.files.null_value_counts,
+            MapKind::NanCounts => self.files.nan_value_counts,
+            MapKind::Lower => self.files.lower_bounds,
+            MapKind::Upper => self.files.upper_bounds,
         }
-    };
-    let timestamp = |b: &[u8], per_day: i64| -> std::result::Result<Option<i64>, &'static str> {
-        match b.len() {
-            8 => Ok(le8(b).map(i64::from_le_bytes)),
-            // Days of a date promoted to a timestamp; beyond the range of a
-            // timestamp (no real bound is) it saturates, still a bound.
-            4 => Ok(le4(b).map(|b| i64::from(i32::from_le_bytes(b)).saturating_mul(per_day))),
-            _ => Err("8 (or 4, written as a date)"),
-        }
-    };
-    let float = |v: f64| -> Option<f64> {
-        match (v.is_nan(), v == 0.0, side) {
-            (true, _, _) => None,
-            (false, true, Side::Lower) => Some(-0.0),
-            (false, true, Side::Upper) => Some(0.0),
-            _ => Some(v),
-        }
-    };
-    let micros_per_day = values::MICROS_PER_DAY;
-    Ok(match ty {
-        P::Boolean => {
-            let mut bits = Vec::with_capacity(n);
-            for row in 0..n {
-                bits.push(match bytes_at(row) {
-                    None => None,
-                    Some([b]) => Some(*b != 0),
-                    Some(b) => return Err(width(row, b, "1")),
-                });
-            }
-            Arc::new(BooleanArray::from(bits))
-        }
-        P::Int => fixed!(Int32Type, |b: &[u8]| le4(b)
-            .map(|b| Some(i32::from_le_bytes(b)))
-            .ok_or("4")),
-        P::Date => fixed!(Date32Type, |b: &[u8]| le4(b)
-            .map(|b| Some(i32::from_le_bytes(b)))
-            .ok_or("4")),
-        P::Long => fixed!(Int64Type, int_or_long),
-        P::Time => fixed!(Time64MicrosecondType, |b: &[u8]| le8(b)
-            .map(|b| Some(i64::from_le_bytes(b)))
-            .ok_or("8")),
-        P::Timestamp | P::Timestamptz => {
-            fixed!(TimestampMicrosecondType, |b: &[u8]| timestamp(
-                b,
-                micros_per_day
-            ))
-        }
-        P::TimestampNs | P::TimestamptzNs => {
-            fixed!(TimestampNanosecondType, |b: &[u8]| timestamp(
-                b,
-                micros_per_day * 1000
-            ))
-        }
-        P::Float => fixed!(Float32Type, |b: &[u8]| le4(b)
-            .map(|b| float(f64::from(f32::from_le_bytes(b))).map(|v| v as f32))
-            .ok_or("4")),
-        P::Double => fixed!(Float64Type, |b: &[u8]| match b.len() {
-            4 => Ok(le4(b).and_then(|b| float(f64::from(f32::from_le_bytes(b))))),
-            8 => Ok(le8(b).and_then(|b| float(f64::from_le_bytes(b)))),
-            _ => Err("8 (or 4, written as a float)"),
-        }),
-        P::Decimal { .. } => fixed!(Decimal128Type, |b: &[u8]| values::decimal::from_be_bytes(b)
-            .map(Some)
-            .map_err(|_| "1 to 16")),
-        P::String | P::Binary | P::Uuid | P::Fixed(_) => {
-            let expected = match ty {
-                P::Uuid => Some(16),
-                P::Fixed(length) => usize::try_from(length).ok(),
-                _ => None,
+    }
+
+    /// The map whose entry positions `kind` shares.
+    fn shared(&self, kind: MapKind) -> MapKind {
+        *self.shares[kind as usize].get_or_init(|| {
+            let sibling = match kind {
+                MapKind::NullCounts | MapKind::NanCounts => MapKind::ValueCounts,
+                MapKind::Upper => MapKind::Lower,
+                other => return other,
             };
-            let mut builder = BinaryBuilder::with_capacity(n, 0);
-            for row in 0..n {
-                match bytes_at(row) {
-                    None => builder.append_null(),
-                    Some(b) if expected.is_some_and(|e| e != b.len()) => {
-                        return Err(width(row, b, &expected.unwrap_or(0).to_string()))
-                    }
-                    Some(b) => builder.append_value(b),
-                }
+            match (self.map(kind), self.map(sibling)) {
+                (Some(a), Some(b)) if same_layout(a, b) => sibling,
+                _ => kind,
             }
-            Arc::new(builder.finish())
-        }
-        P::Unknown => Arc::new(arrow_array::NullArray::new(n)),
-    })
-}
-
-/// A primitive column from per-row decoded values (`None`: no bound).
-fn gather<T: ArrowPrimitiveType>(
-    n: usize,
-    ty: PrimitiveType,
-    mut decode: impl FnMut(usize) -> std::result::Result<Option<T::Native>, BadBound>,
-) -> std::result::Result<ArrayRef, BadBound> {
-    let mut values = Vec::with_capacity(n);
-    let mut valid = Vec::with_capacity(n);
-    for row in 0..n {
-        let v = decode(row)?;
-        valid.push(v.is_some());
-        values.push(v.unwrap_or_default());
+        })
     }
-    Ok(Arc::new(
-        PrimitiveArray::<T>::new(ScalarBuffer::from(values), Some(NullBuffer::from(valid)))
-            .with_data_type(primitive_data_type(ty)),
-    ))
+
+    /// Positions for a column without entries.
+    fn no_entries(&self) -> &[u32] {
+        self.no_entries
+            .get_or_init(|| vec![NO_ENTRY; self.files.len])
+    }
+
+    /// The positions of `field_id`'s entries in map `kind` (None: no map).
+    fn positions(&self, kind: MapKind, field_id: i32) -> Option<&[u32]> {
+        let kind = self.shared(kind);
+        let map = self.map(kind)?;
+        let slot = self.field_ids.iter().position(|id| *id == field_id)?;
+        Some(self.positions[kind as usize][slot].get_or_init(|| entry_positions(map, field_id)))
+    }
+
+    /// The counts of `field_id` in map `kind`: -1 where unknown (no entry,
+    /// or a negative count).
+    fn counts(&self, kind: MapKind, field_id: i32) -> Vec<i64> {
+        match (self.map(kind), self.positions(kind, field_id)) {
+            (Some(map), Some(positions)) => {
+                let counts = map.values().as_primitive::<Int64Type>().values();
+                positions
+                    .iter()
+                    .map(|p| match counts.get(*p as usize) {
+                        Some(v) if *v >= 0 => *v,
+                        _ => -1,
+                    })
+                    .collect()
+            }
+            _ => vec![-1; self.files.len],
+        }
+    }
 }
 
-/// The metrics of one column in every file of a manifest. Unknown counts
-/// and bounds are null.
-pub(crate) struct ColumnMetrics {
-    pub value_counts: Int64Array,
-    pub null_counts: Int64Array,
-    pub nan_counts: Int64Array,
-    /// In the column's Arrow type; None for columns without single values.
-    pub lower: Option<ArrayRef>,
-    pub upper: Option<ArrayRef>,
+/// The metrics of one column in every file of a manifest, gathered from
+/// the maps when first asked for: a predicate looks only at what it needs
+/// (`x < c` at the null, value and NaN counts and the lower bounds).
+pub(crate) struct ColumnMetrics<'a> {
+    index: &'a EntryIndex<'a>,
+    field_id: i32,
+    name: &'a str,
+    /// None for columns without single values (no bounds).
+    ty: Option<PrimitiveType>,
+    /// Value, null and NaN counts, -1 where unknown.
+    counts: [OnceCell<Vec<i64>>; 3],
+    nulls_only: OnceCell<BooleanBuffer>,
+    lower: OnceCell<Option<Column<'a>>>,
+    upper: OnceCell<Option<Column<'a>>>,
 }
 
-impl ColumnMetrics {
-    pub(crate) fn gather(
-        files: &FileMetrics<'_>,
+impl<'a> ColumnMetrics<'a> {
+    pub(crate) fn new(
+        index: &'a EntryIndex<'a>,
         field_id: i32,
-        name: &str,
+        name: &'a str,
         ty: Option<PrimitiveType>,
-    ) -> Result<Self> {
-        let n = files.len;
-        let bounds = |map: Option<&MapArray>, side: Side| -> Result<Option<ArrayRef>> {
-            let Some(ty) = ty else { return Ok(None) };
-            let positions = match map {
-                Some(map) => entry_positions(map, field_id),
-                None => vec![None; n],
-            };
-            let empty = BinaryArray::new_null(0);
-            let values = map.map(|m| m.values().as_binary::<i32>()).unwrap_or(&empty);
-            decode_bounds(values, &positions, ty, side)
-                .map(Some)
-                .map_err(|bad| {
+    ) -> Self {
+        ColumnMetrics {
+            index,
+            field_id,
+            name,
+            ty,
+            counts: Default::default(),
+            nulls_only: OnceCell::new(),
+            lower: OnceCell::new(),
+            upper: OnceCell::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.index.files.len
+    }
+
+    fn counts(&self, kind: MapKind) -> &[i64] {
+        self.counts[kind as usize].get_or_init(|| self.index.counts(kind, self.field_id))
+    }
+
+    /// The lower bounds, read in place (null where unknown).
+    pub(crate) fn lower(&self) -> Result<Option<&Column<'a>>> {
+        self.bounds(&self.lower, MapKind::Lower, Side::Lower)
+    }
+
+    /// The upper bounds, read in place (null where unknown).
+    pub(crate) fn upper(&self) -> Result<Option<&Column<'a>>> {
+        self.bounds(&self.upper, MapKind::Upper, Side::Upper)
+    }
+
+    pub(crate) fn bound(&self, side: Side) -> Result<Option<&Column<'a>>> {
+        match side {
+            Side::Lower => self.lower(),
+            Side::Upper => self.upper(),
+        }
+    }
+
+    fn bounds<'s>(
+        &'s self,
+        cell: &'s OnceCell<Option<Column<'a>>>,
+        kind: MapKind,
+        side: Side,
+    ) -> Result<Option<&'s Column<'a>>> {
+        if let Some(done) = cell.get() {
+            return Ok(done.as_ref());
+        }
+        let column = match (self.ty, self.index.map(kind)) {
+            (None, _) => None,
+            (Some(ty), map) => {
+                let index: &'a EntryIndex<'a> = self.index;
+                let (values, positions) = match (map, index.positions(kind, self.field_id)) {
+                    (Some(map), Some(positions)) => (map.values().as_binary::<i32>(), positions),
+                    _ => (empty_binary(), index.no_entries()),
+                };
+                Some(bound_column(values, positions, ty, side).map_err(|bad| {
                     Error::InvalidData(format!(
-                        "{}: column {name:?} (field id {field_id}): {}",
-                        files.describe_row(bad.row),
+                        "{}: column {:?} (field id {}): {}",
+                        self.index.files.describe_row(bad.row),
+                        self.name,
+                        self.field_id,
                         bad.error
                     ))
-                })
+                })?)
+            }
         };
-        Ok(ColumnMetrics {
-            value_counts: gather_counts(files.value_counts, field_id, n),
-            null_counts: gather_counts(files.null_value_counts, field_id, n),
-            nan_counts: gather_counts(files.nan_value_counts, field_id, n),
-            lower: bounds(files.lower_bounds, Side::Lower)?,
-            upper: bounds(files.upper_bounds, Side::Upper)?,
-        })
+        Ok(cell.get_or_init(|| column).as_ref())
     }
 
     /// Every value is null (Java: `containsNullsOnly`): both counts known
     /// and equal.
     pub(crate) fn nulls_only(&self) -> BooleanBuffer {
-        both_equal(&self.value_counts, &self.null_counts)
+        self.nulls_only
+            .get_or_init(|| {
+                both_equal(
+                    self.counts(MapKind::ValueCounts),
+                    self.counts(MapKind::NullCounts),
+                )
+            })
+            .clone()
     }
 
-    /// Every value is NaN (Java: `containsNaNsOnly`).
+    /// Every value is NaN (Java: `containsNaNsOnly`); never for columns
+    /// that cannot hold NaN.
     pub(crate) fn nans_only(&self) -> BooleanBuffer {
-        both_equal(&self.value_counts, &self.nan_counts)
+        if !self.ty.is_some_and(PrimitiveType::is_floating) {
+            return BooleanBuffer::new_unset(self.len());
+        }
+        both_equal(
+            self.counts(MapKind::ValueCounts),
+            self.counts(MapKind::NanCounts),
+        )
     }
 
     /// The null count is known to be 0.
     pub(crate) fn no_nulls(&self) -> BooleanBuffer {
-        known_zero(&self.null_counts)
+        known_zero(self.counts(MapKind::NullCounts))
     }
 
-    /// The NaN count is known to be 0.
+    /// The NaN count is known to be 0 (always, for columns without NaN).
     pub(crate) fn no_nans(&self) -> BooleanBuffer {
-        known_zero(&self.nan_counts)
+        if !self.ty.is_some_and(PrimitiveType::is_floating) {
+            return BooleanBuffer::new_set(self.len());
+        }
+        known_zero(self.counts(MapKind::NanCounts))
     }
 }
 
-fn both_equal(a: &Int64Array, b: &Int64Array) -> BooleanBuffer {
-    let (x, y) = (a.values(), b.values());
-    collect(a.len(), |i| a.is_valid(i) && b.is_valid(i) && x[i] == y[i])
+/// An empty binary array, for bounds of a map that is absent.
+pub(crate) fn empty_binary() -> &'static BinaryArray {
+    static EMPTY: std::sync::OnceLock<BinaryArray> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| BinaryArray::new_null(0))
 }
 
-fn known_zero(a: &Int64Array) -> BooleanBuffer {
-    let v = a.values();
-    collect(a.len(), |i| a.is_valid(i) && v[i] == 0)
+/// Both counts known (not negative) and equal.
+fn both_equal(a: &[i64], b: &[i64]) -> BooleanBuffer {
+    collect(a.len(), |i| a[i] >= 0 && a[i] == b[i])
+}
+
+fn known_zero(a: &[i64]) -> BooleanBuffer {
+    collect(a.len(), |i| a[i] == 0)
 }
 
 /// What the metrics evaluators need to know about a referenced column.
@@ -586,12 +585,13 @@ pub(crate) fn referenced_ids(expr: &Bound) -> Vec<i32> {
 /// `t(upper)` bound the transformed values; Java does the same).
 pub(crate) fn transform_bounds(
     transform: crate::transform::Transform,
-    bounds: &ArrayRef,
+    bounds: &Column<'_>,
     source: PrimitiveType,
 ) -> Result<ArrayRef> {
+    let array = to_array(bounds, source);
     let input: ArrayRef = if source == PrimitiveType::String {
-        // String bounds are gathered as bytes; truncate counts code points.
-        let b = bounds.as_binary::<i32>();
+        // String bounds are bytes; truncate counts code points.
+        let b = array.as_binary::<i32>();
         Arc::new(
             StringArray::try_new(b.offsets().clone(), b.values().clone(), b.nulls().cloned())
                 .map_err(|e| {
@@ -599,7 +599,7 @@ pub(crate) fn transform_bounds(
                 })?,
         )
     } else {
-        Arc::clone(bounds)
+        array
     };
     crate::transform::kernels::apply(transform, input.as_ref())
 }

@@ -2,9 +2,12 @@
 //! rewriting NOT away, projecting row filters onto partition specs, and the
 //! evaluators that decide which manifests and files a scan reads.
 
+pub mod bounds;
 pub mod compare;
 #[cfg(test)]
 mod evaluator_props;
+#[cfg(test)]
+mod evaluator_timing;
 pub mod inclusive_metrics;
 pub mod manifest_evaluator;
 pub mod metrics;

@@ -27,9 +27,11 @@ use std::collections::HashMap;
 
 use arrow_buffer::BooleanBuffer;
 
+use super::bounds::Side;
 use super::compare::{predicate_holds, Column, PrefixTest};
 use super::metrics::{
-    and_not, referenced_ids, rewrite_not_keep_nan, visit, ColumnMetrics, FieldInfo, FileMetrics,
+    and_not, referenced_ids, rewrite_not_keep_nan, visit, ColumnMetrics, EntryIndex, FieldInfo,
+    FileMetrics,
 };
 use crate::error::Result;
 use crate::expr::predicate::{Bound, BoundPredicate, BoundTerm, Op};
@@ -61,19 +63,13 @@ impl StrictMetricsEvaluator {
     /// One answer per file: set where every row of the file matches.
     pub fn eval(&self, files: &FileMetrics<'_>) -> Result<BooleanBuffer> {
         let n = files.len;
-        let mut metrics = HashMap::with_capacity(self.fields.len());
-        for (id, field) in &self.fields {
-            if field.in_repeated || field.nested {
-                continue;
-            }
-            let needs_bounds = self
-                .expr
-                .predicates()
-                .iter()
-                .any(|p| p.term().field_id() == *id && !p.op().is_unary());
-            let ty = field.ty.filter(|_| needs_bounds);
-            metrics.insert(*id, ColumnMetrics::gather(files, *id, &field.name, ty)?);
-        }
+        let index = EntryIndex::new(*files, self.fields.keys().copied().collect());
+        let metrics: HashMap<i32, ColumnMetrics<'_>> = self
+            .fields
+            .iter()
+            .filter(|(_, field)| !field.in_repeated && !field.nested)
+            .map(|(id, field)| (*id, ColumnMetrics::new(&index, *id, &field.name, field.ty)))
+            .collect();
         let result = visit(&self.expr, n, &mut |p| {
             let field = &self.fields[&p.term().field_id()];
             match metrics.get(&p.term().field_id()) {
@@ -90,7 +86,7 @@ impl StrictMetricsEvaluator {
 fn must_match(
     p: &BoundPredicate,
     field: &FieldInfo,
-    m: &ColumnMetrics,
+    m: &ColumnMetrics<'_>,
     n: usize,
 ) -> Result<BooleanBuffer> {
     let all = || BooleanBuffer::new_set(n);
@@ -115,68 +111,77 @@ fn must_match(
             none()
         });
     }
-    let nulls_only = m.nulls_only();
-    let no_nulls = if field.never_null {
-        all()
-    } else {
-        m.no_nulls()
+    let no_nulls = || {
+        if field.never_null {
+            all()
+        } else {
+            m.no_nulls()
+        }
     };
-    let no_nans = if ty.is_floating() { m.no_nans() } else { all() };
-    let clean = &no_nulls & &no_nans;
-    let columns = || -> Result<Option<(Column<'_>, Column<'_>)>> {
-        Ok(match (&m.lower, &m.upper) {
-            (Some(l), Some(u)) => Some((Column::new(l.as_ref())?, Column::new(u.as_ref())?)),
-            _ => None,
-        })
-    };
+    let clean = || &no_nulls() & &m.no_nans();
+    let column = |side: Side| -> Result<Option<Column<'_>>> { Ok(m.bound(side)?.cloned()) };
     let proven = match p {
         BoundPredicate::Unary { op, .. } => match op {
-            Op::IsNull => nulls_only.clone(),
-            Op::NotNull => no_nulls,
+            Op::IsNull => m.nulls_only(),
+            Op::NotNull => no_nulls(),
             Op::IsNan => m.nans_only(),
-            Op::NotNan if !ty.is_floating() => all(),
-            Op::NotNan => &no_nans | &nulls_only,
+            Op::NotNan => &m.no_nans() | &m.nulls_only(),
             _ => none(),
         },
         BoundPredicate::Literal { op, literal, .. } => {
-            let Some((lower, upper)) = columns()? else {
-                return Ok(none());
-            };
             let v = &literal.value;
             match op {
-                Op::Lt => &clean & &upper.compare(Op::Lt, v)?,
-                Op::LtEq => &clean & &upper.compare(Op::LtEq, v)?,
-                Op::Gt => &clean & &lower.compare(Op::Gt, v)?,
-                Op::GtEq => &clean & &lower.compare(Op::GtEq, v)?,
-                Op::Eq => &(&clean & &lower.compare(Op::Eq, v)?) & &upper.compare(Op::Eq, v)?,
-                // NaN != c holds: only the non-NaN values, within the
-                // bounds, must differ from c.
-                Op::NotEq => {
-                    let outside = &lower.compare(Op::Gt, v)? | &upper.compare(Op::Lt, v)?;
-                    &no_nulls & &(&outside | &m.nans_only())
+                // x < c for every row when upper < c; x > c when lower > c.
+                Op::Lt | Op::LtEq | Op::Gt | Op::GtEq => {
+                    let side = if matches!(op, Op::Lt | Op::LtEq) {
+                        Side::Upper
+                    } else {
+                        Side::Lower
+                    };
+                    match column(side)? {
+                        Some(bound) => &clean() & &bound.compare(*op, v)?,
+                        None => none(),
+                    }
                 }
-                Op::StartsWith | Op::NotStartsWith => {
-                    let Literal::String(prefix) = v else {
+                _ => {
+                    let (Some(lower), Some(upper)) = (column(Side::Lower)?, column(Side::Upper)?)
+                    else {
                         return Ok(none());
                     };
-                    let prefix = prefix.as_bytes();
-                    // Values between two strings with the prefix have it too;
-                    // values above a bound cut above it, or below one cut
-                    // below it, do not.
-                    let bounds = if *op == Op::StartsWith {
-                        &lower.prefix_test(prefix, PrefixTest::StartsWith)?
-                            & &upper.prefix_test(prefix, PrefixTest::StartsWith)?
-                    } else {
-                        &lower.prefix_test(prefix, PrefixTest::CutAbove)?
-                            | &upper.prefix_test(prefix, PrefixTest::CutBelow)?
-                    };
-                    &no_nulls & &bounds
+                    match op {
+                        Op::Eq => {
+                            &(&clean() & &lower.compare(Op::Eq, v)?) & &upper.compare(Op::Eq, v)?
+                        }
+                        // NaN != c holds: only the non-NaN values, within
+                        // the bounds, must differ from c.
+                        Op::NotEq => {
+                            let outside = &lower.compare(Op::Gt, v)? | &upper.compare(Op::Lt, v)?;
+                            &no_nulls() & &(&outside | &m.nans_only())
+                        }
+                        Op::StartsWith | Op::NotStartsWith => {
+                            let Literal::String(prefix) = v else {
+                                return Ok(none());
+                            };
+                            let prefix = prefix.as_bytes();
+                            // Values between two strings with the prefix have
+                            // it too; values above a bound cut above it, or
+                            // below one cut below it, do not.
+                            let bounds = if *op == Op::StartsWith {
+                                &lower.prefix_test(prefix, PrefixTest::StartsWith)?
+                                    & &upper.prefix_test(prefix, PrefixTest::StartsWith)?
+                            } else {
+                                &lower.prefix_test(prefix, PrefixTest::CutAbove)?
+                                    | &upper.prefix_test(prefix, PrefixTest::CutBelow)?
+                            };
+                            &no_nulls() & &bounds
+                        }
+                        _ => none(),
+                    }
                 }
-                _ => none(),
             }
         }
         BoundPredicate::Set { op, literals, .. } => {
-            let Some((lower, upper)) = columns()? else {
+            let (Some(lower), Some(upper)) = (column(Side::Lower)?, column(Side::Upper)?) else {
                 return Ok(none());
             };
             let set = lower.key_set(literals)?;
@@ -186,11 +191,11 @@ fn must_match(
                 Op::In => {
                     let (l, u) = (lower.position_in(&set), upper.position_in(&set));
                     let same = super::compare::collect(n, |i| l[i].is_some() && l[i] == u[i]);
-                    &clean & &same
+                    &clean() & &same
                 }
                 Op::NotIn => {
                     let outside = !&lower.any_in_range(&upper, &set);
-                    &no_nulls & &(&outside | &m.nans_only())
+                    &no_nulls() & &(&outside | &m.nans_only())
                 }
                 _ => none(),
             }
@@ -198,7 +203,7 @@ fn must_match(
     };
     // Files that may predate the column hold its default in every row.
     Ok(match &field.initial_default {
-        Some(d) if !predicate_holds(p, Some(d)) => and_not(&proven, &nulls_only),
+        Some(d) if !predicate_holds(p, Some(d)) => and_not(&proven, &m.nulls_only()),
         _ => proven,
     })
 }

@@ -48,11 +48,12 @@ pub(crate) struct BadBound {
     pub error: Error,
 }
 
-/// How bounds of `ty` decode, their Arrow type, and the widths allowed.
-fn layout(
-    ty: PrimitiveType,
-    side: Side,
-) -> (Option<RawKind>, DataType, fn(usize) -> bool, &'static str) {
+/// How bounds of a type decode (None: never a value), their Arrow type,
+/// which widths are allowed, and those widths for error messages.
+type Layout = (Option<RawKind>, DataType, fn(usize) -> bool, &'static str);
+
+/// The [`Layout`] of bounds of `ty`.
+fn layout(ty: PrimitiveType, side: Side) -> Layout {
     use PrimitiveType as P;
     let int = |per_day| Some(RawKind::Int { per_day });
     let float = Some(RawKind::Float {

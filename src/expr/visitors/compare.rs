@@ -487,8 +487,9 @@ impl<'a> Column<'a> {
             }
             match (self.kind(), set) {
                 (Kind::Bool, KeySet::Bool(s)) => {
+                    // false < true: the first literal >= x.
                     let x = self.bool_at(i);
-                    s.partition_point(|k| *k < x)
+                    s.partition_point(|k| !*k & x)
                 }
                 (Kind::Int, KeySet::Int(s)) => {
                     let x = self.int_at(i);

@@ -301,7 +301,7 @@ fn might_match(
                 nothing_comparable
             } else {
                 let set = lower.key_set(literals)?;
-                &nothing_comparable | &!&lower.any_in_range(&upper, &set)
+                &nothing_comparable | &!&lower.any_in_range(upper, &set)
             }
         }
         BoundPredicate::Set { .. } => none(),

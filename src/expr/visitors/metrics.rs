@@ -1,14 +1,18 @@
 //! What the metrics and manifest evaluators share: a view of the metrics
-//! columns of a decoded manifest ([`FileMetrics`]), the per-column counts and
-//! bounds gathered from its maps in one pass each ([`ColumnMetrics`]), the
-//! Appendix D decoding of bounds into typed Arrow columns, and the NOT
-//! rewrite that keeps NaN rows.
+//! columns of a decoded manifest ([`FileMetrics`]), the positions of the
+//! referenced columns' entries in its maps ([`EntryIndex`]), the per-column
+//! counts and bounds ([`ColumnMetrics`], bounds read in place by
+//! [`super::bounds`]), the NOT rewrite that keeps NaN rows, and the bitmap
+//! visitor.
 //!
-//! Only the columns a filter references are gathered. For each one, the
-//! position of its entry in every row's map is found by a scan of that row's
-//! keys, starting where the previous row had it: files of one manifest are
-//! usually written by one writer with the same key layout, so this costs one
-//! comparison per row.
+//! Only the columns a filter references are looked at, and of those only
+//! the maps a predicate needs (`x < c`: value, null and NaN counts and lower
+//! bounds), when first needed. The position of a column's entry in every
+//! row's map is found by a scan of that row's keys starting where the
+//! previous row had it: files of one manifest are usually written by one
+//! writer with one key layout, so this costs one comparison per row; maps
+//! with the same layout as a sibling (null counts as value counts, upper
+//! bounds as lower bounds) reuse its positions.
 
 use std::cell::OnceCell;
 use std::sync::Arc;

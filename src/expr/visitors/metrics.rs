@@ -271,11 +271,15 @@ impl<'a> EntryIndex<'a> {
     fn counts(&self, kind: MapKind, field_id: i32) -> Vec<i64> {
         match (self.map(kind), self.positions(kind, field_id)) {
             (Some(map), Some(positions)) => {
-                let counts = map.values().as_primitive::<Int64Type>().values();
+                let values = map.values();
+                let counts = values.as_primitive::<Int64Type>().values();
+                // Positions may come from a sibling map: check this map's
+                // own null values.
+                let nulls = values.nulls().filter(|b| b.null_count() > 0);
                 positions
                     .iter()
                     .map(|p| match counts.get(*p as usize) {
-                        Some(v) if *v >= 0 => *v,
+                        Some(v) if *v >= 0 && nulls.is_none_or(|b| b.is_valid(*p as usize)) => *v,
                         _ => -1,
                     })
                     .collect()

@@ -184,6 +184,12 @@ def section(
         f"(snapshot 2); {table.manifest_bytes / 1e6:.1f} MB of deflate manifests, written by "
         f"frazil in {table.generation_seconds:.0f} s (benches/plan_table.py)",
         f"- {rounds} interleaved rounds; run took {elapsed:.0f} s",
+        "- Cases (filter as frazil and pyiceberg get it; Java gets the same expression):",
+        *(
+            f"  - {c.label}: `{c.text or 'no filter'}` on snapshot {c.snapshot(table)}"
+            + (" (equality deletes)" if c.equality else "")
+            for c in cases
+        ),
         "",
         "### Wall time per plan: min (median)",
         "",

@@ -34,7 +34,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -412,23 +411,26 @@ print(json.dumps({"import": imported, "times": times, "files": files}))
 
 
 def run_child(code: str, arg: str) -> tuple[dict[str, Any], int]:
-    """Runs ``python -c code arg`` and returns its JSON reply and its peak RSS in bytes,
-    from ``wait4`` on that child alone (``getrusage(RUSAGE_CHILDREN)`` would give the
-    largest of every child so far)."""
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", code, arg], stdout=subprocess.PIPE, stderr=err
-        )
-        assert proc.stdout is not None
-        out = proc.stdout.read()
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            err.seek(0)
-            message = err.read().decode(errors="replace").strip().splitlines()
-            raise RuntimeError(f"child failed ({proc.returncode}): {message[-1:]}")
-    reply: dict[str, Any] = json.loads(out)
-    return reply, usage.ru_maxrss * 1024  # Linux reports KiB
+    """Runs ``python -c code arg``; returns its JSON reply and its peak RSS in bytes.
+
+    The peak is the child's own ``VmHWM`` (/proc/self/status), read at its end. Not the
+    ``ru_maxrss`` that ``os.wait4`` gives: Linux carries the parent's high-water mark over
+    the child's exec (subprocess uses vfork), so a child of this process, which has held
+    pyiceberg's plans, would report this process's peak instead of its own.
+    """
+    proc = subprocess.run([sys.executable, "-c", code + HWM, arg], capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = proc.stderr.strip().splitlines()[-1:]
+        raise RuntimeError(f"child failed ({proc.returncode}): {last}")
+    reply, hwm = proc.stdout.strip().splitlines()[-2:]
+    return json.loads(reply), int(hwm) * 1024
+
+
+# Appended to every child: its peak RSS in KiB, on the last line.
+HWM = """
+import re
+print(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1))
+"""
 
 
 @dataclass

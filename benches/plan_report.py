@@ -226,8 +226,10 @@ def section(
         "plan. A local FileIO over `Files.localInput` (the runtime jar ships no Hadoop).",
         "- Fresh processes: `python -c` children. Import time is measured inside the child "
         "around the import statement. First plan: the child imports, then plans the same case "
-        "8 times; steady state is the fastest of the 7 later plans. Peak RSS is `ru_maxrss` "
-        "of that child alone (`os.wait4`).",
+        "8 times; steady state is the fastest of the 7 later plans. Peak RSS is the child's "
+        "`VmHWM` (/proc/self/status) at its end: not `ru_maxrss` from `os.wait4`, which on "
+        "Linux carries the parent's high-water mark over the child's exec (subprocess uses "
+        "vfork) and so reports this process's peak when it is larger.",
         f"- The table: one append a day for {table.days} days (one manifest of "
         f"{table.files_per_day:,} files each, 5% late "
         "arrivals for the day before), a merge-on-read DELETE every 10 days (position deletes: "

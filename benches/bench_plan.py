@@ -19,7 +19,7 @@ lines). A difference stops the run.
 Also measured in fresh processes: ``import frazil`` against ``import pyarrow``, the first plan
 against the steady state, and the peak RSS of a process planning the full scan.
 
-    .venv/bin/python benches/bench_plan.py                      # ~10 minutes, writes RESULTS.md
+    .venv/bin/python benches/bench_plan.py     # ~15 minutes (pyiceberg most), writes RESULTS.md
     .venv/bin/python benches/bench_plan.py --only java,pyiceberg --output /tmp/plan.md
 
 Build frazil in release first: ``VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release``.

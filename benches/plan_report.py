@@ -99,8 +99,11 @@ def verdicts(
             if peer not in contenders:
                 continue
             ours, theirs = outs["frazil", case.name], outs[peer, case.name]
+            if theirs.status.startswith("unsupported"):
+                parts.append(f"{LABELS[peer]} does not support it")
+                continue
             if not theirs.times or not ours.times:
-                parts.append(f"{LABELS[peer]} not timed ({theirs.status or ours.status})")
+                parts.append(f"{LABELS[peer]} not timed ({theirs.status}; {ours.status})")
                 continue
             x = min(theirs.times) / min(ours.times)
             met = "meets" if x >= target else "**MISSES**"

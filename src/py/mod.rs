@@ -5,9 +5,13 @@
 
 use pyo3::prelude::*;
 
+mod arrow;
 mod errors;
+mod expressions;
+mod expressions_test_hooks;
 mod io;
 mod manifest;
+mod spec;
 mod transforms;
 mod values;
 
@@ -19,5 +23,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     io::register(m)?;
     manifest::register(m)?;
     values::register(m)?;
+    expressions::register(m)?;
+    expressions_test_hooks::register(m)?;
+    spec::register(m)?;
     Ok(())
 }

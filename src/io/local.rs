@@ -76,9 +76,9 @@ fn write_temp(location: &str, path: &Path, data: &[u8]) -> Result<PathBuf> {
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&parent).map_err(|e| error(location, e))?;
-    let name = path.file_name().ok_or_else(|| {
-        Error::InvalidValue(format!("{location}: names a directory, not a file"))
-    })?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::InvalidValue(format!("{location}: names a directory, not a file")))?;
     let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let temp = parent.join(format!(
         ".{}.{}-{n}.tmp",

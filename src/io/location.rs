@@ -68,7 +68,10 @@ pub struct ObjectLocation {
 pub enum Location {
     /// A local file. `uri` is true when it was written as a `file:` URI, so
     /// that listings answer with URIs too.
-    Local { path: PathBuf, uri: bool },
+    Local {
+        path: PathBuf,
+        uri: bool,
+    },
     Object(ObjectLocation),
 }
 
@@ -129,7 +132,9 @@ fn parse_file(location: &str, rest: &str) -> Result<Location> {
     // file:/p has none.
     let path = match rest.strip_prefix("//") {
         Some(authority_and_path) => {
-            let slash = authority_and_path.find('/').unwrap_or(authority_and_path.len());
+            let slash = authority_and_path
+                .find('/')
+                .unwrap_or(authority_and_path.len());
             let host = &authority_and_path[..slash];
             if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
                 return Err(Error::InvalidValue(format!(
@@ -298,7 +303,10 @@ mod tests {
     #[test]
     fn gcs_and_azure() {
         let g = object("gs://bkt/k/1");
-        assert_eq!((g.store.kind, g.store.bucket.as_str(), g.key.as_str()), (StoreKind::Gcs, "bkt", "k/1"));
+        assert_eq!(
+            (g.store.kind, g.store.bucket.as_str(), g.key.as_str()),
+            (StoreKind::Gcs, "bkt", "k/1")
+        );
         let a = object("abfss://cont@acct.dfs.core.windows.net/dir/f.avro");
         assert_eq!(a.store.kind, StoreKind::Azure);
         assert_eq!(a.store.bucket, "cont");
@@ -310,9 +318,18 @@ mod tests {
 
     #[test]
     fn unknown_schemes_and_missing_buckets_are_refused() {
-        for bad in ["hdfs://nn/x", "http://h/x", "s3:///key", "s3:bucket/key", "gs://"] {
+        for bad in [
+            "hdfs://nn/x",
+            "http://h/x",
+            "s3:///key",
+            "s3:bucket/key",
+            "gs://",
+        ] {
             let err = Location::parse(bad).unwrap_err();
-            assert!(matches!(&err, Error::InvalidValue(m) if m.contains(bad)), "{bad}: {err:?}");
+            assert!(
+                matches!(&err, Error::InvalidValue(m) if m.contains(bad)),
+                "{bad}: {err:?}"
+            );
         }
     }
 

@@ -17,7 +17,7 @@ pub mod object;
 pub mod runtime;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
@@ -40,6 +40,22 @@ pub const DEFAULT_CONCURRENT_REQUESTS: usize = 64;
 
 /// The property that bounds the requests [`FileIO::read_many`] keeps in flight.
 pub const CONCURRENT_REQUESTS_PROPERTY: &str = "frazil.io.max-concurrent-requests";
+
+/// A whole-file reader, the shape the scan planner takes its manifests
+/// through (see [`FileIO::read_fn`]).
+pub type ReadFn = Arc<dyn Fn(&str) -> Result<Vec<u8>> + Send + Sync>;
+
+/// The process's FileIO without properties: local paths and `file:` URIs,
+/// and object stores configured from the environment (`AWS_*`, ...). For
+/// callers that are given no FileIO.
+pub fn default_file_io() -> Arc<FileIO> {
+    static DEFAULT: OnceLock<Arc<FileIO>> = OnceLock::new();
+    DEFAULT
+        .get_or_init(|| {
+            Arc::new(FileIO::new(Vec::<(String, String)>::new()).expect("no properties to refuse"))
+        })
+        .clone()
+}
 
 /// Store clients built so far, for one process: a client's connection pool
 /// belongs to the runtime of the process that built it (see [`runtime`]).
@@ -103,6 +119,12 @@ impl FileIO {
         })
     }
 
+    /// [`FileIO::read`] as a shareable closure (the planner's `ReadFile`).
+    pub fn read_fn(self: &Arc<Self>) -> ReadFn {
+        let io = Arc::clone(self);
+        Arc::new(move |location: &str| io.read(location))
+    }
+
     /// The properties this FileIO was built with.
     pub fn properties(&self) -> &BTreeMap<String, String> {
         &self.properties
@@ -131,10 +153,9 @@ impl FileIO {
 
     fn target(&self, location: &str, prefix: bool) -> Result<Target> {
         match Location::parse(location)? {
-            Location::Local { path, uri } => Ok(Target::Local(
-                path.clone(),
-                Location::Local { path, uri },
-            )),
+            Location::Local { path, uri } => {
+                Ok(Target::Local(path.clone(), Location::Local { path, uri }))
+            }
             Location::Object(object) => {
                 let path = object::key_path(location, &object, prefix)?;
                 Ok(Target::Object(self.store(&object.store)?, path, object))
@@ -156,9 +177,9 @@ impl FileIO {
     pub fn read_range(&self, location: &str, start: u64, len: u64) -> Result<Vec<u8>> {
         match self.target(location, false)? {
             Target::Local(path, _) => local::read_range(location, &path, start, len),
-            Target::Object(store, path, _) => runtime::block_on(object::read_range(
-                &store, location, &path, start, len,
-            ))?,
+            Target::Object(store, path, _) => {
+                runtime::block_on(object::read_range(&store, location, &path, start, len))?
+            }
         }
     }
 
@@ -259,7 +280,12 @@ impl FileIO {
         };
         match local_results {
             Ok(done) => fill(done),
-            Err(e) => fill(local_reads.iter().map(|(i, ..)| (*i, Err(e.clone()))).collect()),
+            Err(e) => fill(
+                local_reads
+                    .iter()
+                    .map(|(i, ..)| (*i, Err(e.clone())))
+                    .collect(),
+            ),
         }
         if !object_reads.is_empty() {
             let indices: Vec<usize> = object_reads.iter().map(|(i, ..)| *i).collect();

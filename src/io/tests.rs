@@ -65,7 +65,10 @@ fn file_uris_reach_the_same_file() {
     let plain = dir.path("x y%.txt");
     io.write(&plain, b"1").unwrap();
     let encoded = location::file_uri(&plain);
-    assert!(encoded.contains("%20") && encoded.contains("%25"), "{encoded}");
+    assert!(
+        encoded.contains("%20") && encoded.contains("%25"),
+        "{encoded}"
+    );
     for form in [
         encoded.clone(),
         encoded.replacen("file://", "file:", 1),
@@ -89,7 +92,10 @@ fn missing_files_are_not_found_naming_the_location() {
         io.size(&loc).unwrap_err(),
         io.read_range(&loc, 0, 1).unwrap_err(),
     ] {
-        assert!(matches!(&err, Error::NotFound(m) if m.contains(&loc)), "{err:?}");
+        assert!(
+            matches!(&err, Error::NotFound(m) if m.contains(&loc)),
+            "{err:?}"
+        );
     }
     // A directory is not a file.
     assert!(matches!(io.size(&dir.path("")), Err(Error::NotFound(_))));
@@ -104,7 +110,10 @@ fn ranges_past_the_end_are_refused() {
     io.write(&loc, b"0123").unwrap();
     for (start, len) in [(3, 2), (5, 0), (u64::MAX, 2)] {
         let err = io.read_range(&loc, start, len).unwrap_err();
-        assert!(matches!(&err, Error::InvalidValue(m) if m.contains(&loc)), "{err:?}");
+        assert!(
+            matches!(&err, Error::InvalidValue(m) if m.contains(&loc)),
+            "{err:?}"
+        );
     }
 }
 
@@ -151,7 +160,10 @@ fn list_answers_in_the_prefix_form() {
         .into_iter()
         .map(|f| f.location)
         .collect();
-    assert_eq!(listed, vec![dir.path("a/1"), dir.path("a/2"), dir.path("a/b/3")]);
+    assert_eq!(
+        listed,
+        vec![dir.path("a/1"), dir.path("a/2"), dir.path("a/b/3")]
+    );
     let uri = location::file_uri(&dir.path("a"));
     let listed = io.list(&uri).unwrap();
     assert_eq!(listed[2].location, location::file_uri(&dir.path("a/b/3")));
@@ -193,8 +205,17 @@ fn bad_properties_are_refused() {
 #[test]
 fn object_keys_that_object_store_cannot_address_are_refused() {
     let io = FileIO::new([("s3.region", "us-east-1")]).unwrap();
-    for bad in ["s3://b/a//c", "s3://b//a", "s3://b/a/../c", "s3://b/", "s3://b"] {
+    for bad in [
+        "s3://b/a//c",
+        "s3://b//a",
+        "s3://b/a/../c",
+        "s3://b/",
+        "s3://b",
+    ] {
         let err = io.read(bad).unwrap_err();
-        assert!(matches!(&err, Error::InvalidValue(m) if m.contains(bad)), "{bad}: {err:?}");
+        assert!(
+            matches!(&err, Error::InvalidValue(m) if m.contains(bad)),
+            "{bad}: {err:?}"
+        );
     }
 }

@@ -40,6 +40,14 @@ pub const MANIFEST_KEYS: [&str; 6] = [
     "content",
 ];
 
+/// Reads a whole file through the process's default [`FileIO`](crate::io::FileIO)
+/// (no properties: local paths, `file:` URIs, and object stores configured
+/// from the environment). The planner's `ReadFile` shape; a caller with a
+/// configured FileIO uses [`FileIO::read_fn`](crate::io::FileIO::read_fn).
+pub fn read_location(location: &str) -> Result<Vec<u8>> {
+    crate::io::default_file_io().read(location)
+}
+
 /// The partition type of a manifest: from its `partition-spec` and `schema`
 /// metadata (the spec and schema it was written with), or, for files that
 /// carry neither, from the Avro writer schema. Metadata that is present but

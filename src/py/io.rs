@@ -2,7 +2,7 @@
 //! call releases the GIL while storage works.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -10,22 +10,12 @@ use pyo3::types::PyBytes;
 use super::errors::run;
 use crate::io::{FileIO, Location};
 
-/// A FileIO with no properties (local files, object stores configured from
-/// the environment), for callers that pass none.
-pub fn default_io() -> PyResult<Arc<FileIO>> {
-    static DEFAULT: OnceLock<Arc<FileIO>> = OnceLock::new();
-    if let Some(io) = DEFAULT.get() {
-        return Ok(io.clone());
-    }
-    let io = Arc::new(run(|| FileIO::new(Vec::<(String, String)>::new()))?);
-    Ok(DEFAULT.get_or_init(|| io).clone())
-}
-
-/// The FileIO of an optional `RawFileIO` argument.
-pub fn io_or_default(io: Option<&RawFileIO>) -> PyResult<Arc<FileIO>> {
+/// The FileIO of an optional `RawFileIO` argument: without one, the
+/// process's FileIO without properties.
+pub fn io_or_default(io: Option<&RawFileIO>) -> Arc<FileIO> {
     match io {
-        Some(raw) => Ok(raw.inner.clone()),
-        None => default_io(),
+        Some(raw) => raw.inner.clone(),
+        None => crate::io::default_file_io(),
     }
 }
 

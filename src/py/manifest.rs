@@ -63,7 +63,7 @@ fn read_manifest(
     io: Option<&RawFileIO>,
 ) -> PyResult<Py<PyAny>> {
     let inherit = self::inherit(inherit);
-    let io = io_or_default(io)?;
+    let io = io_or_default(io);
     let batch = py.detach(|| {
         run(|| {
             let data = io.read(&location)?;
@@ -92,7 +92,7 @@ fn read_manifests(
             inherits.len()
         ))));
     }
-    let io = io_or_default(io)?;
+    let io = io_or_default(io);
     let items: Vec<(String, Option<Inherit>)> = locations
         .into_iter()
         .zip(inherits.into_iter().map(inherit))
@@ -138,7 +138,7 @@ fn read_manifest_list(
     location: String,
     io: Option<&RawFileIO>,
 ) -> PyResult<Py<PyAny>> {
-    let io = io_or_default(io)?;
+    let io = io_or_default(io);
     let batch = py.detach(|| {
         run(|| {
             let data = io.read(&location)?;

@@ -81,7 +81,9 @@ fn seconds(properties: &BTreeMap<String, String>, key: &str) -> Result<Option<Du
         return Ok(None);
     };
     let value: f64 = text.trim().parse().map_err(|_| {
-        Error::InvalidValue(format!("property {key} must be a number of seconds, not {text:?}"))
+        Error::InvalidValue(format!(
+            "property {key} must be a number of seconds, not {text:?}"
+        ))
     })?;
     Duration::try_from_secs_f64(value)
         .map(Some)
@@ -116,8 +118,12 @@ fn client_options(
 /// Builds the client for one store from the FileIO's properties.
 pub(super) fn build(store: &StoreId, properties: &BTreeMap<String, String>) -> Result<Store> {
     let built: std::result::Result<Store, object_store::Error> = match store.kind {
-        StoreKind::S3 => build_s3(store, properties)?.build().map(|s| Arc::new(s) as Store),
-        StoreKind::Gcs => build_gcs(store, properties)?.build().map(|s| Arc::new(s) as Store),
+        StoreKind::S3 => build_s3(store, properties)?
+            .build()
+            .map(|s| Arc::new(s) as Store),
+        StoreKind::Gcs => build_gcs(store, properties)?
+            .build()
+            .map(|s| Arc::new(s) as Store),
         StoreKind::Azure => build_azure(store, properties)?
             .build()
             .map(|s| Arc::new(s) as Store),
@@ -132,8 +138,12 @@ pub(super) fn build(store: &StoreId, properties: &BTreeMap<String, String>) -> R
 
 fn build_s3(store: &StoreId, p: &BTreeMap<String, String>) -> Result<AmazonS3Builder> {
     let endpoint = p.get("s3.endpoint").map(String::as_str);
+    // FileIO deletes one object at a time: a plain DELETE works on every
+    // S3-compatible store and carries any key, where the bulk DeleteObjects
+    // POST needs the key in an XML body (which cannot hold U+FFFE, U+FFFF).
     let mut b = AmazonS3Builder::from_env()
         .with_bucket_name(&store.bucket)
+        .with_disable_bulk_delete(true)
         .with_client_options(client_options(p, "s3", endpoint)?);
     if let Some(endpoint) = endpoint {
         b = b.with_endpoint(endpoint);
@@ -162,8 +172,7 @@ fn build_s3(store: &StoreId, p: &BTreeMap<String, String>) -> Result<AmazonS3Bui
     let virtual_hosted = flag(p, "s3.force-virtual-addressing")?;
     if path_style.is_some() && virtual_hosted.is_some() && path_style == virtual_hosted {
         return Err(Error::InvalidValue(
-            "s3.path-style-access and s3.force-virtual-addressing contradict each other"
-                .to_owned(),
+            "s3.path-style-access and s3.force-virtual-addressing contradict each other".to_owned(),
         ));
     }
     if let Some(virtual_hosted) = virtual_hosted.or(path_style.map(|p| !p)) {
@@ -305,9 +314,9 @@ pub(super) async fn read_range(
         super::local::check_range(location, start, len, size)?;
         return Ok(Vec::new());
     }
-    let end = start.checked_add(len).ok_or_else(|| {
-        Error::InvalidValue(format!("{location}: range {start}+{len} overflows"))
-    })?;
+    let end = start
+        .checked_add(len)
+        .ok_or_else(|| Error::InvalidValue(format!("{location}: range {start}+{len} overflows")))?;
     let bytes = store
         .get_range(path, start..end)
         .await

@@ -24,6 +24,8 @@ class Moto:
             "s3.secret-access-key": SECRET_KEY,
             "s3.region": REGION,
             "s3.path-style-access": "true",
+            # A failing test should fail, not back off for minutes.
+            "s3.retry.num-retries": "1",
         }
 
     def client(self, service: str = "s3", **credentials: str) -> Any:
@@ -42,7 +44,11 @@ class Moto:
         credentials) or off (moto's default)."""
         count = b"0" if enforce else b"inf"
         request = urllib.request.Request(
-            f"{self.endpoint}/moto-api/reset-auth", data=count, method="POST"
+            f"{self.endpoint}/moto-api/reset-auth",
+            data=count,
+            method="POST",
+            # Not form-encoded: moto reads the raw body.
+            headers={"Content-Type": "text/plain"},
         )
         with urllib.request.urlopen(request, timeout=10) as response:
             assert response.status == 200

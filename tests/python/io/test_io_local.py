@@ -140,6 +140,8 @@ def test_file_uris_round_trip(tmp_path: Path, name: str, data: bytes) -> None:
     for form in file_uri_forms(path):
         assert fio.read(form) == data
         assert _native.parse_location(form) == ("file", None, None, str(path))
-    assert FileInfo(path.as_uri(), len(data)) in fio.list(tmp_path.as_uri())
+    # Listings answer with file: URIs (escaped as frazil escapes) that name the path.
+    listed = {_native.parse_location(f.location)[3]: f.size for f in fio.list(tmp_path.as_uri())}
+    assert listed[str(path)] == len(data)
     fio.delete(path.as_uri())
     assert not path.exists()

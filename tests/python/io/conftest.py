@@ -28,7 +28,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def moto_server() -> Iterator[Moto]:
+def moto_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Moto]:
     port = _free_port()
     env = {
         **os.environ,
@@ -37,19 +37,23 @@ def moto_server() -> Iterator[Moto]:
         "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
         "AWS_DEFAULT_REGION": REGION,
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    # The server logs every request: to a file, never to a pipe nobody drains
+    # (a full pipe blocks the server mid-request once 64 KiB are logged).
+    log_path = tmp_path_factory.mktemp("moto") / "server.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     endpoint = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
             if process.poll() is not None:
-                stderr = process.stderr.read().decode() if process.stderr else ""
-                raise RuntimeError(f"moto server exited ({process.returncode}): {stderr}")
+                output = log_path.read_text(errors="replace")
+                raise RuntimeError(f"moto server exited ({process.returncode}): {output}")
             try:
                 with urllib.request.urlopen(f"{endpoint}/moto-api/data.json", timeout=2):
                     break
@@ -65,8 +69,6 @@ def moto_server() -> Iterator[Moto]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if process.stderr:
-            process.stderr.close()
 
 
 @pytest.fixture()

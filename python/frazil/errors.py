@@ -8,6 +8,7 @@ code written against ``ValueError`` or ``TypeError`` keeps working.
 from __future__ import annotations
 
 __all__ = [
+    "AlreadyExistsError",
     "CommitFailedError",
     "ExpressionSyntaxError",
     "FrazilError",
@@ -117,3 +118,8 @@ class NotFoundError(FrazilIOError, FileNotFoundError):
 
 class PermissionDeniedError(FrazilIOError, PermissionError):
     """Storage refused access to a location (credentials, permissions); the message names it."""
+
+
+class AlreadyExistsError(FrazilIOError, FileExistsError):
+    """A file or object that must not exist yet already does (a metadata file is written once);
+    the message names it."""

@@ -564,7 +564,7 @@ def write_metadata(
 ) -> None:
     """Write a metadata file through ``io`` (a :class:`~frazil.io.FileIO` or its properties);
     gzip-compressed when its name says so (``*.gz.metadata.json``, as Java). Refuses to
-    overwrite an existing file (:class:`~frazil.io.AlreadyExistsError`, a
+    overwrite an existing file (:class:`~frazil.errors.AlreadyExistsError`, a
     ``FileExistsError``), because metadata files are immutable once written; the check and
     the write are one atomic step, so of two writers racing for a name only one wins."""
     location = os.fspath(location)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import IO, Any, TypeAlias
 
 from frazil import _native
-from frazil.errors import FrazilIOError
+from frazil.errors import AlreadyExistsError, FrazilTypeError, InvalidValueError
 
 __all__ = [
     "AlreadyExistsError",
@@ -57,10 +57,6 @@ Location: TypeAlias = "str | os.PathLike[str]"
 IOLike: TypeAlias = "FileIO | Mapping[str, str] | None"
 
 
-class AlreadyExistsError(FrazilIOError, FileExistsError):
-    """A file or object that must not exist yet already does; the message names it."""
-
-
 @dataclass(frozen=True)
 class FileInfo:
     """A file found by :meth:`FileIO.list`: its location (in the form of the
@@ -70,8 +66,20 @@ class FileInfo:
     size: int
 
 
+def _bytes(data: bytes, location: str) -> bytes:
+    # bytes(5) would be five zero bytes and bytes("x") a bare TypeError.
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise FrazilTypeError(f"{location}: data to write must be bytes, not {type(data).__name__}")
+    return bytes(data)
+
+
 def _location(location: Location) -> str:
-    return os.fspath(location)
+    try:
+        return os.fspath(location)
+    except TypeError:
+        raise FrazilTypeError(
+            f"a location is a str or an os.PathLike, not {type(location).__name__}: {location!r}"
+        ) from None
 
 
 class FileIO:
@@ -122,13 +130,18 @@ class FileIO:
 
     def read_range(self, location: Location, start: int, length: int) -> bytes:
         """``length`` bytes from offset ``start``; a range past the end is refused."""
-        data: bytes = self._raw.read_range(_location(location), start, length)
+        loc = _location(location)
+        if start < 0 or length < 0 or start + length >= 2**64:
+            raise InvalidValueError(f"{loc}: cannot read {length} bytes at offset {start}")
+        data: bytes = self._raw.read_range(loc, start, length)
         return data
 
     def read_many(self, locations: Iterable[Location], threads: int = 0) -> list[bytes]:
         """The contents of many locations, in order, fetched together (object-store
         requests overlap their network waits; local files are read on ``threads``
         workers, 0 for all cores). The first failure, in that order, is raised."""
+        if threads < 0:
+            raise InvalidValueError(f"threads must be 0 (all cores) or more, not {threads}")
         data: list[bytes] = self._raw.read_many([_location(x) for x in locations], threads)
         return data
 
@@ -147,7 +160,7 @@ class FileIO:
         atomically (a local hard link, an S3 ``If-None-Match: *`` put);
         otherwise :class:`AlreadyExistsError` is raised."""
         loc = _location(location)
-        payload = bytes(data)
+        payload = _bytes(data, loc)
         if overwrite:
             self._raw.write(loc, payload)
         elif not self._raw.write_if_absent(loc, payload):

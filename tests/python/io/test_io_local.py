@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from frazil import _native
-from frazil.errors import FrazilError, InvalidValueError, NotFoundError
+from frazil.errors import FrazilError, FrazilTypeError, InvalidValueError, NotFoundError
 from frazil.io import AlreadyExistsError, FileInfo, FileIO, load_file_io
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -145,3 +145,21 @@ def test_file_uris_round_trip(tmp_path: Path, name: str, data: bytes) -> None:
     assert listed[str(path)] == len(data)
     fio.delete(path.as_uri())
     assert not path.exists()
+
+
+def test_bad_arguments_raise_frazil_errors(tmp_path: Path) -> None:
+    fio = FileIO()
+    loc = tmp_path / "f"
+    fio.write(loc, b"0123")
+    with pytest.raises(FrazilTypeError, match="location"):
+        fio.read(42)  # type: ignore[arg-type]
+    with pytest.raises(FrazilTypeError, match="bytes"):
+        fio.write(loc, "text")  # type: ignore[arg-type]
+    with pytest.raises(FrazilTypeError, match="bytes"):
+        fio.write(loc, 5)  # type: ignore[arg-type]
+    for start, length in ((-1, 1), (0, -1), (2**64, 0)):
+        with pytest.raises(InvalidValueError, match=str(loc)):
+            fio.read_range(loc, start, length)
+    with pytest.raises(InvalidValueError, match="threads"):
+        fio.read_many([loc], threads=-1)
+    assert fio.read(loc) == b"0123"

@@ -229,8 +229,11 @@ fn build_azure(store: &StoreId, p: &BTreeMap<String, String>) -> Result<Microsof
         .get("adls.connection-string")
         .map(|c| connection_string(c))
         .unwrap_or_default();
-    // An endpoint from the properties (pyiceberg: scheme + authority) or the
-    // connection string, for emulators and sovereign clouds.
+    // An endpoint from the properties or the connection string, for emulators
+    // and sovereign clouds. pyiceberg hands its authority to pyarrow, which
+    // reads it two ways: `.blob.core.windows.net` (a leading dot) follows the
+    // account name in the host; `127.0.0.1:10000` (an emulator such as
+    // Azurite) is the host, with the account as the first path segment.
     let endpoint = match p
         .get("adls.blob-storage-authority")
         .or(p.get("adls.dfs-storage-authority"))
@@ -240,7 +243,11 @@ fn build_azure(store: &StoreId, p: &BTreeMap<String, String>) -> Result<Microsof
                 .get("adls.blob-storage-scheme")
                 .or(p.get("adls.dfs-storage-scheme"))
                 .map_or("https", String::as_str);
-            Some(format!("{scheme}://{authority}"))
+            Some(if authority.starts_with('.') {
+                format!("{scheme}://{account}{authority}")
+            } else {
+                format!("{scheme}://{authority}/{account}")
+            })
         }
         None => conn.get("blobendpoint").cloned(),
     };

@@ -409,13 +409,27 @@ pub(super) async fn list(
 /// Reads many objects with up to `concurrency` requests in flight, in the
 /// order given. Each result stands alone: one missing object does not hide
 /// the others.
+///
+/// Every request is a task of its own, so the runtime's workers share the
+/// work of receiving and collecting the bodies; polled together inside the
+/// caller's one `block_on` task, they would all be collected on the calling
+/// thread.
 pub(super) async fn read_many(
     requests: Vec<(usize, Store, String, Path)>,
     concurrency: usize,
 ) -> Vec<(usize, Result<Vec<u8>>)> {
     futures_util::stream::iter(requests)
         .map(|(index, store, location, path)| async move {
-            (index, read(&store, &location, &path).await)
+            let task = tokio::spawn({
+                let location = location.clone();
+                async move { read(&store, &location, &path).await }
+            });
+            let result = task.await.unwrap_or_else(|e| {
+                Err(Error::Internal(format!(
+                    "the request for {location} failed: {e}"
+                )))
+            });
+            (index, result)
         })
         .buffer_unordered(concurrency.max(1))
         .collect()

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod manifest;
+mod scan;
 mod transforms;
 mod values;
 
@@ -16,6 +17,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     transforms::register(m)?;
     manifest::register(m)?;
+    scan::register(m)?;
     values::register(m)?;
     Ok(())
 }

@@ -1,0 +1,13 @@
+//! Scan planning (spec: "Scan Planning", "Row-level Deletes", Appendix C
+//! "File Scan Task Serialization"): which data files a scan of a snapshot
+//! reads, with which delete files and residual filters.
+
+pub mod delete_file_index;
+pub mod evaluate;
+pub mod files;
+pub mod arrow_plan;
+pub mod planner;
+pub mod split;
+
+pub use files::{Content, FileRef, ManifestData};
+pub use planner::{plan, plan_all, PlanStream, PlannedFile, ScanContext, ScanOptions, TableView};

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from frazil import errors, transforms, types, values
+from frazil import errors, expressions, transforms, types, values
 from frazil._native import __version__
 from frazil.errors import FrazilError
 from frazil.metadata import TableMetadata, check_same_table, read_metadata, write_metadata
@@ -101,6 +101,7 @@ __all__ = [
     "__version__",
     "check_same_table",
     "errors",
+    "expressions",
     "read_metadata",
     "transforms",
     "types",

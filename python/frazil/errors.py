@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "CommitFailedError",
+    "ExpressionSyntaxError",
     "FrazilError",
     "FrazilIOError",
     "FrazilTypeError",
@@ -91,6 +92,11 @@ class UnknownFieldError(ValidationError, KeyError):
     def __str__(self) -> str:
         # KeyError quotes its argument; show the message as written.
         return str(self.args[0]) if self.args else ""
+
+
+class ExpressionSyntaxError(ValidationError):
+    """A filter in the text form that does not parse; the message names the 1-based character
+    position and what was expected there."""
 
 
 class InvalidDataError(FrazilError, ValueError):

@@ -423,9 +423,27 @@ pub fn convert(literal: &UnboundLiteral, ty: PrimitiveType) -> Result<Converted>
             Ok(decimal_at(ty, unscaled, scale))
         }
         (U::Decimal(text), P::Float | P::Double) => {
-            let v: f64 = text
-                .parse()
-                .map_err(|_| Error::InvalidValue(format!("{text:?} is not a decimal number")))?;
+            let bad = || Error::InvalidValue(format!("{text:?} is not a decimal number"));
+            // Rust's f64 parser also reads "inf" and "NaN", which are no decimals.
+            if !text
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+            {
+                return Err(bad());
+            }
+            let v: f64 = text.parse().map_err(|_| bad())?;
+            if v.is_infinite() && ty == P::Double {
+                // A finite decimal beyond the largest double (1e400) is not
+                // infinity: it lies between the largest finite double and
+                // infinity (or between -infinity and the smallest).
+                let floor = if v > 0.0 { f64::MAX } else { f64::NEG_INFINITY };
+                return Ok(Converted::Between {
+                    floor: Datum {
+                        ty,
+                        value: Literal::Double(floor),
+                    },
+                });
+            }
             convert(&U::Float(v), ty)
         }
         (U::Decimal(text), P::Int | P::Long) => {
@@ -719,6 +737,36 @@ mod tests {
             Converted::AboveMax
         );
         assert!(convert(&U::Float(f64::NAN), P::Double).is_err());
+    }
+
+    #[test]
+    fn decimals_beyond_the_doubles_are_not_infinite() {
+        let between = |c: Result<Converted>| match c.unwrap() {
+            Converted::Between { floor } => floor.value,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            between(convert(&U::Decimal("1e400".into()), P::Double)),
+            Literal::Double(f64::MAX)
+        );
+        assert_eq!(
+            between(convert(&U::Decimal("-1e400".into()), P::Double)),
+            Literal::Double(f64::NEG_INFINITY)
+        );
+        assert_eq!(
+            convert(&U::Decimal("1e400".into()), P::Float).unwrap(),
+            Converted::AboveMax
+        );
+        assert_eq!(
+            exact(convert(&U::Decimal("1.5e300".into()), P::Double)),
+            Literal::Double(1.5e300)
+        );
+        for text in ["inf", "-Infinity", "NaN"] {
+            assert!(
+                convert(&U::Decimal(text.into()), P::Double).is_err(),
+                "{text}"
+            );
+        }
     }
 
     #[test]

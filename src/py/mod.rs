@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod expressions;
 mod manifest;
 mod scan;
 mod transforms;
@@ -19,5 +20,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     manifest::register(m)?;
     scan::register(m)?;
     values::register(m)?;
+    expressions::register(m)?;
     Ok(())
 }

@@ -12,6 +12,10 @@ Fixtures (all session-scoped, so the JVM starts once per test run):
 - ``iceberg_jars``: the jar folder of snowpark-connect-deps-iceberg.
 - ``tables``: :class:`Warehouse`, helpers to find what Java wrote for a table (metadata
   JSON, manifest lists, manifests, data files) and to load it through the Java API.
+- ``plan_referee``: :class:`java_referee.PlanReferee`, Java's ``planFiles()`` for a whole
+  battery of filters in one call (tests/interop/java/PlanReferee.java).
+- ``scan_tables``: the tables of tests/interop/scan_tables.py (v1, v2, v3; every transform,
+  partition evolution, every type, deletes of every kind, branches and tags), built once.
 
 Everything comes from PyPI packages installed by tests/run plus the machine's JDK 17;
 a missing piece is a test failure with a clear message, never a skip.
@@ -29,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from java_referee import Referee, Warehouse
+from java_referee import PlanReferee, Referee, Warehouse
+from scan_tables import ScanTable, build_all
 
 HERE = Path(__file__).resolve().parent
 ICEBERG_VERSION = "1.10.2"
@@ -194,3 +199,22 @@ def referee(java: Any) -> Referee:
 def tables(spark: Any, java: Any, warehouse: Path, catalog: str) -> Warehouse:
     """Helpers over the Hadoop catalog's warehouse (see :class:`Warehouse`)."""
     return Warehouse(spark, java, warehouse, catalog)
+
+
+@pytest.fixture(scope="session")
+def plan_referee(spark: Any) -> PlanReferee:
+    """Iceberg Java's scan planning, a battery of filters per py4j call."""
+    return PlanReferee(spark)
+
+
+@pytest.fixture(scope="session")
+def scan_tables(tables: Warehouse) -> dict[str, ScanTable]:
+    """The scan-planning parity tables (tests/interop/scan_tables.py), by name."""
+    started = time.monotonic()
+    built = build_all(tables)
+    sys.stderr.write(
+        f"\n[interop] scan tables built in {time.monotonic() - started:.1f}s: "
+        + ", ".join(f"{t.name} {t.seconds_to_build:.1f}s" for t in built.values())
+        + "\n"
+    )
+    return built

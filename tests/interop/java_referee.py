@@ -326,3 +326,92 @@ class Warehouse:
             f"{namespace}.{table}"
         )
         return self.java_catalog().loadTable(identifier)
+
+
+@dataclass(frozen=True)
+class JavaPlanError:
+    """Java refused the filter (ExpressionParser or the scan threw): class and message."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class FileMetrics:
+    """One data file's metrics for one field, as Java's planFiles() reports them."""
+
+    location: str
+    record_count: int
+    value_count: int | None
+    null_count: int | None
+    nan_count: int | None
+    lower: bytes | None
+    upper: bytes | None
+
+
+Plan = dict[str, tuple[str, ...]]
+"""A planned scan: data file location -> its delete files, sorted; a deletion vector is
+``"<puffin location>#<content offset>#<content size>"``."""
+
+_RS = "\u001e"
+_US = "\u001f"
+
+
+class PlanReferee:
+    """Iceberg Java 1.10.2's scan planning in bulk: wraps org.frazil.interop.PlanReferee
+    (tests/interop/java/PlanReferee.java), one py4j call for a whole battery of filters."""
+
+    def __init__(self, spark: Any) -> None:
+        self.jvm = spark._jvm
+        self._cls = self.jvm.org.frazil.interop.PlanReferee
+        self._io = self.jvm.org.apache.iceberg.hadoop.HadoopFileIO(spark._jsc.hadoopConfiguration())
+        # Every filter re-reads the same manifests: let Java keep their bytes in memory.
+        properties = self.jvm.java.util.HashMap()
+        properties.put("io.manifest.cache-enabled", "true")
+        self._io.initialize(properties)
+
+    def load(self, metadata_location: str) -> Any:
+        """The table as Java reads it from this metadata file (StaticTableOperations)."""
+        return self._cls.load(metadata_location, self._io)
+
+    def plan_all(
+        self, table: Any, selection: str, filters: Sequence[str]
+    ) -> list[Plan | JavaPlanError]:
+        """``table.newScan()`` with the snapshot ``selection`` ("current", "snapshot:<id>",
+        "ref:<name>", "asof:<ms>") and each filter (ExpressionParser JSON), ``planFiles()``."""
+        text = self._cls.planAll(table, selection, _join(filters))
+        out: list[Plan | JavaPlanError] = []
+        for line in _split(text, len(filters)):
+            if line.startswith("!"):
+                out.append(JavaPlanError(line[1:]))
+                continue
+            plan: Plan = {}
+            for task in line.split(_RS) if line else []:
+                data, *deletes = task.split(_US)
+                assert data not in plan, f"Java planned {data} twice"
+                plan[data] = tuple(deletes)
+            out.append(plan)
+        return out
+
+    def file_metrics(self, table: Any, selection: str, field_id: int) -> dict[str, FileMetrics]:
+        """Every data file of the selected snapshot with its metrics for ``field_id``."""
+        text = self._cls.fileStats(table, selection, field_id)
+        out = {}
+        for line in text.split("\n") if text else []:
+            location, records, values, nulls, nans, lower, upper = line.split("\t")
+
+            def number(token: str) -> int | None:
+                return None if token == NULL else int(token)
+
+            def data(token: str) -> bytes | None:
+                return None if token == NULL else bytes.fromhex(token)
+
+            out[location] = FileMetrics(
+                location,
+                int(records),
+                number(values),
+                number(nulls),
+                number(nans),
+                data(lower),
+                data(upper),
+            )
+        return out

@@ -1,0 +1,587 @@
+"""The expression classes: terms, predicates and the boolean tree that combines them.
+
+Every class is an immutable, hashable frozen dataclass. ``str(e)`` is the text form that
+:func:`frazil.expressions.parse` reads back (``parse(str(e)) == e``); ``repr(e)`` is the
+constructor call (``EqualTo('id', 5)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from frazil import _native
+from frazil.errors import FrazilTypeError, ValidationError
+from frazil.expressions._literals import (
+    LiteralValue,
+    check_literal,
+    literal_key,
+    literal_text,
+    quote_string,
+)
+
+if TYPE_CHECKING:
+    from frazil.expressions.builder import Column
+
+__all__ = [
+    "AlwaysFalse",
+    "AlwaysTrue",
+    "And",
+    "BooleanExpression",
+    "EqualTo",
+    "Expression",
+    "GreaterThan",
+    "GreaterThanOrEqual",
+    "In",
+    "IsNaN",
+    "IsNull",
+    "LessThan",
+    "LessThanOrEqual",
+    "LiteralPredicate",
+    "Not",
+    "NotEqualTo",
+    "NotIn",
+    "NotNaN",
+    "NotNull",
+    "NotStartsWith",
+    "Or",
+    "Reference",
+    "SetPredicate",
+    "StartsWith",
+    "Term",
+    "Transform",
+    "UnaryPredicate",
+    "UnboundPredicate",
+]
+
+
+class Expression:
+    """A filter expression. Combine with ``&`` (and), ``|`` (or) and ``~`` (not)."""
+
+    __slots__ = ()
+
+    def __and__(self, other: object) -> Expression:
+        if not isinstance(other, Expression):
+            return NotImplemented
+        if isinstance(self, AlwaysFalse) or isinstance(other, AlwaysTrue):
+            return self
+        if isinstance(self, AlwaysTrue) or isinstance(other, AlwaysFalse):
+            return other
+        return And(self, other)
+
+    def __or__(self, other: object) -> Expression:
+        if not isinstance(other, Expression):
+            return NotImplemented
+        if isinstance(self, AlwaysTrue) or isinstance(other, AlwaysFalse):
+            return self
+        if isinstance(self, AlwaysFalse) or isinstance(other, AlwaysTrue):
+            return other
+        return Or(self, other)
+
+    def __invert__(self) -> Expression:
+        return Not(self)
+
+    def __bool__(self) -> bool:
+        raise FrazilTypeError(
+            f"the expression {self} has no truth value: combine expressions with & (and), "
+            f"| (or) and ~ (not) rather than the keywords and, or, not; write a < b < c as "
+            f"(a < b) & (b < c); and test an expression by binding or evaluating it, not with if"
+        )
+
+    def to_json(self) -> Any:
+        """Java's expression JSON (``ExpressionParser``) as ``json.loads`` would return it;
+        values JSON cannot carry exactly are tagged ``{"@": kind, "v": payload}``."""
+        from frazil.expressions._json import expression_to_json
+
+        return expression_to_json(self)
+
+    def to_json_text(self) -> str:
+        """:meth:`to_json` as JSON text."""
+        import json
+
+        return json.dumps(self.to_json(), allow_nan=False, separators=(",", ":"))
+
+    def __str__(self) -> str:
+        return self._text()
+
+    def _text(self) -> str:
+        raise NotImplementedError  # pragma: no cover - every subclass overrides it
+
+    def _precedence(self) -> int:
+        """How tightly the text form binds: OR 1, AND 2, NOT and predicates 3."""
+        return 3
+
+
+BooleanExpression = Expression
+"""pyiceberg's name for :class:`Expression`."""
+
+
+# --- terms ---------------------------------------------------------------------------------------
+
+_KEYWORDS = frozenset(
+    {"and", "or", "not", "in", "is", "null", "nan", "like", "true", "false", "starts", "with"}
+)
+
+
+def _bare(part: str) -> bool:
+    return (
+        part.isascii()
+        and (part[:1].isalpha() or part[:1] == "_")
+        and part.replace("_", "a").isalnum()
+        and part.lower() not in _KEYWORDS
+    )
+
+
+def name_text(name: str) -> str:
+    """A column name in the text form: dotted bare words, or one quoted identifier."""
+    if all(_bare(part) for part in name.split(".")):
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _check_name(name: object, where: str) -> str:
+    if not isinstance(name, str):
+        raise FrazilTypeError(
+            f"{where}: a column name must be a str, got {name!r} ({name.__class__.__name__})"
+        )
+    if not name:
+        raise ValidationError(f"{where}: a column name must not be empty")
+    return name
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A column by its full dotted name (``"location.city"``)."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "Reference")
+
+    def __repr__(self) -> str:
+        return f"Reference({self.name!r})"
+
+    def __str__(self) -> str:
+        return name_text(self.name)
+
+
+@dataclass(frozen=True, init=False)
+class Transform:
+    """A partition transform of a column, e.g. ``Transform("bucket[16]", "id")``.
+
+    ``transform`` is kept in its normalized Appendix C form (``"bucket[16]"``, ``"day"``).
+    """
+
+    transform: str
+    name: str
+
+    def __init__(self, transform: str, name: str | Reference) -> None:
+        if isinstance(name, Reference):
+            name = name.name
+        _check_name(name, "Transform")
+        if not isinstance(transform, str):
+            raise FrazilTypeError(f"Transform: the transform must be a str, got {transform!r}")
+        object.__setattr__(self, "transform", str(_native.Transform(transform)))
+        object.__setattr__(self, "name", name)
+
+    def __repr__(self) -> str:
+        return f"Transform({self.transform!r}, {self.name!r})"
+
+    def __str__(self) -> str:
+        return f"{self.transform}({name_text(self.name)})"
+
+
+Term = Reference | Transform
+"""What a predicate tests: a column, or a transform of one."""
+
+
+def as_term(term: object, where: str) -> Term:
+    from frazil.expressions.builder import Column
+
+    if isinstance(term, Reference | Transform):
+        return term
+    if isinstance(term, Column):
+        return term.ref
+    if isinstance(term, str):
+        return Reference(_check_name(term, where))
+    raise FrazilTypeError(
+        f"{where}: the term must be a column name (str), a Reference or a Transform, "
+        f"got {term!r} ({term.__class__.__name__})"
+    )
+
+
+def _term_repr(term: Term) -> str:
+    return repr(term.name) if isinstance(term, Reference) else repr(term)
+
+
+# --- constants and the boolean tree ------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class AlwaysTrue(Expression):
+    """The expression that every row satisfies."""
+
+    def __invert__(self) -> Expression:
+        return AlwaysFalse()
+
+    def __repr__(self) -> str:
+        return "AlwaysTrue()"
+
+    def _text(self) -> str:
+        return "TRUE"
+
+
+@dataclass(frozen=True, repr=False)
+class AlwaysFalse(Expression):
+    """The expression that no row satisfies."""
+
+    def __invert__(self) -> Expression:
+        return AlwaysTrue()
+
+    def __repr__(self) -> str:
+        return "AlwaysFalse()"
+
+    def _text(self) -> str:
+        return "FALSE"
+
+
+def _check_child(child: object, where: str) -> Expression:
+    if not isinstance(child, Expression):
+        raise FrazilTypeError(
+            f"{where}: expected an expression, got {child!r} ({child.__class__.__name__})"
+        )
+    return child
+
+
+def _operand(child: Expression, minimum: int) -> str:
+    text = child._text()
+    return f"({text})" if child._precedence() < minimum else text
+
+
+@dataclass(frozen=True, init=False, repr=False)
+class And(Expression):
+    """``left AND right``; ``And(a, b, c)`` is ``And(And(a, b), c)``, as ``a AND b AND c``
+    parses."""
+
+    left: Expression
+    right: Expression
+
+    def __init__(self, left: Expression, right: Expression, *rest: Expression) -> None:
+        left = _check_child(left, "And")
+        right = _check_child(right, "And")
+        for more in rest:
+            left = And(left, right)
+            right = _check_child(more, "And")
+        object.__setattr__(self, "left", left)
+        object.__setattr__(self, "right", right)
+
+    def __repr__(self) -> str:
+        return f"And({self.left!r}, {self.right!r})"
+
+    def _precedence(self) -> int:
+        return 2
+
+    def _text(self) -> str:
+        # AND is left-associative: a right operand that is itself an AND needs parentheses.
+        return f"{_operand(self.left, 2)} AND {_operand(self.right, 3)}"
+
+
+@dataclass(frozen=True, init=False, repr=False)
+class Or(Expression):
+    """``left OR right``; ``Or(a, b, c)`` is ``Or(Or(a, b), c)``."""
+
+    left: Expression
+    right: Expression
+
+    def __init__(self, left: Expression, right: Expression, *rest: Expression) -> None:
+        left = _check_child(left, "Or")
+        right = _check_child(right, "Or")
+        for more in rest:
+            left = Or(left, right)
+            right = _check_child(more, "Or")
+        object.__setattr__(self, "left", left)
+        object.__setattr__(self, "right", right)
+
+    def __repr__(self) -> str:
+        return f"Or({self.left!r}, {self.right!r})"
+
+    def _precedence(self) -> int:
+        return 1
+
+    def _text(self) -> str:
+        return f"{_operand(self.left, 1)} OR {_operand(self.right, 2)}"
+
+
+@dataclass(frozen=True, repr=False)
+class Not(Expression):
+    """``NOT child``."""
+
+    child: Expression
+
+    def __post_init__(self) -> None:
+        _check_child(self.child, "Not")
+
+    def __invert__(self) -> Expression:
+        return self.child
+
+    def __repr__(self) -> str:
+        return f"Not({self.child!r})"
+
+    def _text(self) -> str:
+        return f"NOT {_operand(self.child, 3)}"
+
+
+# --- predicates ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class UnboundPredicate(Expression):
+    """A test of one term: unary, against one value, or against a set of values.
+
+    Predicates compare their values by kind as well as value (``EqualTo("x", 1)`` is not
+    ``EqualTo("x", True)`` nor ``EqualTo("x", 1.0)``; ``-0.0`` is not ``0.0``), as binding
+    tells them apart.
+    """
+
+    term: Term
+
+    def _key(self) -> tuple[Any, ...]:
+        raise NotImplementedError  # pragma: no cover - every subclass overrides it
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, UnboundPredicate)
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.__class__.__name__, self._key()))
+
+    def negate(self) -> UnboundPredicate:
+        """The predicate true exactly where this one is false (``EqualTo`` -> ``NotEqualTo``),
+        as NOT of it binds to."""
+        raise NotImplementedError  # pragma: no cover - every subclass overrides it
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class UnaryPredicate(UnboundPredicate):
+    """A predicate without a value: IS NULL, IS NOT NULL, IS NAN, IS NOT NAN."""
+
+    _symbol: ClassVar[str]
+    _negation: ClassVar[type[UnaryPredicate]]
+
+    def __init__(self, term: str | Term | Column) -> None:
+        object.__setattr__(self, "term", as_term(term, self.__class__.__name__))
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.term,)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({_term_repr(self.term)})"
+
+    def _text(self) -> str:
+        return f"{self.term} {self._symbol}"
+
+    def negate(self) -> UnboundPredicate:
+        return self._negation(self.term)
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class IsNull(UnaryPredicate):
+    _symbol = "IS NULL"
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class NotNull(UnaryPredicate):
+    _symbol = "IS NOT NULL"
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class IsNaN(UnaryPredicate):
+    _symbol = "IS NAN"
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class NotNaN(UnaryPredicate):
+    _symbol = "IS NOT NAN"
+
+
+IsNull._negation = NotNull
+NotNull._negation = IsNull
+IsNaN._negation = NotNaN
+NotNaN._negation = IsNaN
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class LiteralPredicate(UnboundPredicate):
+    """A comparison of the term with one value."""
+
+    value: LiteralValue
+    _symbol: ClassVar[str]
+    _negation: ClassVar[type[LiteralPredicate]]
+
+    def __init__(self, term: str | Term | Column, value: LiteralValue) -> None:
+        where = self.__class__.__name__
+        term = as_term(term, where)
+        object.__setattr__(self, "term", term)
+        object.__setattr__(self, "value", check_literal(value, f"{where}({_term_repr(term)})"))
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.term, literal_key(self.value))
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({_term_repr(self.term)}, {self.value!r})"
+
+    def _text(self) -> str:
+        return f"{self.term} {self._symbol} {literal_text(self.value)}"
+
+    def negate(self) -> UnboundPredicate:
+        return self._negation(self.term, self.value)
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class EqualTo(LiteralPredicate):
+    _symbol = "="
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class NotEqualTo(LiteralPredicate):
+    _symbol = "!="
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class LessThan(LiteralPredicate):
+    _symbol = "<"
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class LessThanOrEqual(LiteralPredicate):
+    _symbol = "<="
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class GreaterThan(LiteralPredicate):
+    _symbol = ">"
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class GreaterThanOrEqual(LiteralPredicate):
+    _symbol = ">="
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class _PrefixPredicate(LiteralPredicate):
+    """StartsWith and NotStartsWith: a string term against a ``str`` prefix."""
+
+    _negated: ClassVar[bool]
+
+    def __init__(self, term: str | Term | Column, value: str) -> None:
+        if not isinstance(value, str):
+            raise FrazilTypeError(
+                f"{self.__class__.__name__}: the prefix must be a str, got {value!r} "
+                f"({value.__class__.__name__})"
+            )
+        super().__init__(term, value)
+
+    @property
+    def prefix(self) -> str:
+        assert isinstance(self.value, str)
+        return self.value
+
+    def _text(self) -> str:
+        # LIKE 'p%' when the prefix holds no wildcard; STARTS WITH otherwise (LIKE has no
+        # escape character in this text form).
+        not_ = "NOT " if self._negated else ""
+        if "%" in self.prefix or "_" in self.prefix:
+            return f"{self.term} {not_}STARTS WITH {quote_string(self.prefix)}"
+        return f"{self.term} {not_}LIKE {quote_string(self.prefix + '%')}"
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class StartsWith(_PrefixPredicate):
+    """The term (a string column) starts with ``value``."""
+
+    _negated = False
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class NotStartsWith(_PrefixPredicate):
+    """The term (a string column) does not start with ``value`` (or is null)."""
+
+    _negated = True
+
+
+EqualTo._negation = NotEqualTo
+NotEqualTo._negation = EqualTo
+LessThan._negation = GreaterThanOrEqual
+GreaterThanOrEqual._negation = LessThan
+LessThanOrEqual._negation = GreaterThan
+GreaterThan._negation = LessThanOrEqual
+StartsWith._negation = NotStartsWith
+NotStartsWith._negation = StartsWith
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class SetPredicate(UnboundPredicate):
+    """A test of the term against a set of values (held as a frozenset)."""
+
+    values: frozenset[LiteralValue]
+    _symbol: ClassVar[str]
+    _negation: ClassVar[type[SetPredicate]]
+
+    def __init__(self, term: str | Term | Column, values: Iterable[LiteralValue]) -> None:
+        where = self.__class__.__name__
+        term = as_term(term, where)
+        where = f"{where}({_term_repr(term)})"
+        if isinstance(values, str | bytes | bytearray) or not isinstance(values, Iterable):
+            raise FrazilTypeError(
+                f"{where}: values must be a collection of values (list, tuple, set), got {values!r}"
+            )
+        checked = [check_literal(v, where) for v in values]
+        by_key = {literal_key(v): v for v in checked}
+        kept = frozenset(checked)
+        if len(kept) != len(by_key):
+            # A frozenset merges values Python calls equal (1, 1.0, True; 0.0, -0.0) that bind
+            # differently: refuse rather than silently drop one of them.
+            seen: dict[LiteralValue, LiteralValue] = {}
+            for v in by_key.values():
+                if v in seen:
+                    raise ValidationError(
+                        f"{where}: the values {seen[v]!r} and {v!r} are equal in Python but "
+                        f"different Iceberg literals; give values of one kind"
+                    )
+                seen[v] = v
+        object.__setattr__(self, "term", term)
+        object.__setattr__(self, "values", kept)
+
+    def _sorted(self) -> list[LiteralValue]:
+        return sorted(self.values, key=literal_key)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.term, frozenset(literal_key(v) for v in self.values))
+
+    def __repr__(self) -> str:
+        values = ", ".join(repr(v) for v in self._sorted())
+        return f"{self.__class__.__name__}({_term_repr(self.term)}, [{values}])"
+
+    def _text(self) -> str:
+        values = ", ".join(literal_text(v) for v in self._sorted())
+        return f"{self.term} {self._symbol} ({values})"
+
+    def negate(self) -> UnboundPredicate:
+        return self._negation(self.term, self.values)
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class In(SetPredicate):
+    _symbol = "IN"
+
+
+@dataclass(frozen=True, init=False, eq=False, repr=False)
+class NotIn(SetPredicate):
+    _symbol = "NOT IN"
+
+
+In._negation = NotIn
+NotIn._negation = In

@@ -17,6 +17,7 @@ from frazil.snapshots import (
     SnapshotRefType,
 )
 from frazil.sorting import NullOrder, SortDirection, SortField, SortOrder
+from frazil.table._table import StaticTable, Table
 from frazil.statistics import BlobMetadata, PartitionStatisticsFile, StatisticsFile
 from frazil.types import (
     BinaryType,
@@ -83,9 +84,11 @@ __all__ = [
     "SortDirection",
     "SortField",
     "SortOrder",
+    "StaticTable",
     "StatisticsFile",
     "StringType",
     "StructType",
+    "Table",
     "TableMetadata",
     "TimeType",
     "TimestampNanoType",

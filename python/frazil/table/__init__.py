@@ -25,6 +25,7 @@ Branches and tags: :class:`ManageSnapshots`. Views: :func:`create_view`, :class:
 from __future__ import annotations
 
 from frazil.table._builder import Committer, EvolutionBuilder
+from frazil.table._table import StaticTable, Table
 from frazil.table.manage_snapshots import ManageSnapshots
 from frazil.table.requirements import (
     AssertCreate,
@@ -110,6 +111,8 @@ __all__ = [
     "SetProperties",
     "SetSnapshotRef",
     "SetStatistics",
+    "StaticTable",
+    "Table",
     "TableRequirement",
     "TableUpdate",
     "UpdateSchema",

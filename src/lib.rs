@@ -5,6 +5,7 @@
 //! tested with `cargo test`; the Python bindings live in [`py`] behind the
 //! `python` feature and only convert values and release the GIL.
 
+pub mod arrow;
 pub mod avro;
 pub mod error;
 pub mod expr;

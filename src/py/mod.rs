@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod expressions;
+mod expressions_test_hooks;
 mod manifest;
 mod scan;
 mod transforms;
@@ -21,5 +22,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     scan::register(m)?;
     values::register(m)?;
     expressions::register(m)?;
+    expressions_test_hooks::register(m)?;
     Ok(())
 }

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::types::PrimitiveType;
 
 pub mod kernels;
+pub mod scalar;
 
 /// Time granularity of the temporal transforms, coarsest last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

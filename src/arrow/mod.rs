@@ -1,0 +1,9 @@
+//! Between Iceberg values and Arrow arrays: reading one value of a decoded
+//! column (a manifest's partition tuple, a bound) as a typed [`Datum`], and
+//! building a column from datums.
+//!
+//! [`Datum`]: crate::expr::Datum
+
+pub mod datum;
+
+pub use datum::{array_from_datums, datum_at};

@@ -23,7 +23,9 @@ use crate::spec::schema::Schema;
 
 /// What every task of a scan shares.
 struct ScanInfo {
-    context: Arc<ScanContext>,
+    include_stats: bool,
+    /// The scan's schema as JSON, for Appendix C task JSON.
+    schema_value: serde_json::Value,
     /// The scan's schema (Appendix C `schema` of a task).
     schema_json: String,
     /// The frazil.Schema the residuals' values are typed by.
@@ -33,6 +35,7 @@ struct ScanInfo {
 /// A filter bound to a table, ready to plan snapshots.
 #[pyclass(frozen, module = "frazil._native")]
 pub struct RawScan {
+    context: Arc<ScanContext>,
     info: Arc<ScanInfo>,
 }
 
@@ -81,9 +84,17 @@ impl RawScan {
                 ScanContext::new(&TableView { schema, specs }, &filter, options, read_file())
             })
         })?;
+        let schema_value = serde_json::from_str(&scan_schema_json).map_err(|e| {
+            super::errors::to_py(crate::Error::InvalidValue(format!(
+                "scan schema is not JSON: {e}"
+            )))
+        })?;
+        let context = Arc::new(context);
         Ok(RawScan {
+            context: context.clone(),
             info: Arc::new(ScanInfo {
-                context: Arc::new(context),
+                schema_value,
+                include_stats: context.options.include_column_stats,
                 schema_json: scan_schema_json,
                 py_schema,
             }),
@@ -92,7 +103,7 @@ impl RawScan {
 
     /// The bound filter in Java's expression JSON.
     fn bound_filter_json(&self) -> String {
-        expr_json::to_json(&self.info.context.filter).to_string()
+        expr_json::to_json(&self.context.filter).to_string()
     }
 
     /// Combined tasks: files split and packed as Java's `planTasks`.
@@ -124,7 +135,7 @@ impl RawScan {
 
     /// The plan as a pyarrow Table, one row per data file.
     fn plan_arrow(&self, py: Python<'_>, manifest_list: String) -> PyResult<Py<PyAny>> {
-        let context = self.info.context.clone();
+        let context = self.context.clone();
         let batch = py.detach(|| {
             run(|| {
                 let files = crate::scan::plan_all(context, &manifest_list)?;
@@ -136,7 +147,7 @@ impl RawScan {
 
     /// Plans the snapshot whose manifest list is at `manifest_list`.
     fn plan_files(&self, py: Python<'_>, manifest_list: String) -> PyResult<PlanIter> {
-        let context = self.info.context.clone();
+        let context = self.context.clone();
         let stream = py.detach(|| run(|| crate::scan::plan(context, &manifest_list)))?;
         Ok(PlanIter {
             info: self.info.clone(),
@@ -277,7 +288,7 @@ pub struct FileScanTask {
 fn data_file(file: &FileRef, info: &Arc<ScanInfo>) -> DataFile {
     DataFile {
         file: file.clone(),
-        include_stats: info.context.options.include_column_stats,
+        include_stats: info.include_stats,
     }
 }
 
@@ -334,6 +345,22 @@ impl FileScanTask {
     #[getter]
     fn schema_json(&self) -> &str {
         &self.info.schema_json
+    }
+
+    /// The task as Appendix C JSON text (Java's `FileScanTaskParser`).
+    fn to_json(&self) -> PyResult<String> {
+        run(|| {
+            crate::scan::task_json::task_json(
+                &self.info.schema_value,
+                &self.planned.file,
+                &self.planned.deletes,
+                &self.planned.residual,
+                self.start,
+                self.length,
+                self.info.include_stats,
+            )
+            .map(|v| v.to_string())
+        })
     }
 
     fn __repr__(&self) -> String {
@@ -451,9 +478,10 @@ impl DataFile {
         self.file.file_size()
     }
 
+    /// None for a file read from task JSON (Appendix C carries none).
     #[getter]
-    fn data_sequence_number(&self) -> i64 {
-        self.file.data_sequence_number()
+    fn data_sequence_number(&self) -> Option<i64> {
+        opt_i64(&Some(self.file.manifest.sequence_number.clone()), self.row())
     }
 
     #[getter]
@@ -540,6 +568,47 @@ impl DataFile {
         opt_i64(&self.file.manifest.content_size, self.row())
     }
 
+    /// The partition tuple as a dict from partition field name to value
+    /// (Python values as `frazil.values` gives them).
+    #[getter]
+    fn partition<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let m = &self.file.manifest;
+        let crate::types::Type::Struct(fields) = &m.partition_type else {
+            return Err(super::errors::to_py(crate::Error::Internal(
+                "partition type is not a struct".to_owned(),
+            )));
+        };
+        let dict = PyDict::new(py);
+        let from_bytes = py.import("frazil.values")?.getattr("from_bytes")?;
+        let parse_type = py.import("frazil.types")?.getattr("parse_type")?;
+        for (i, field) in fields.iter().enumerate() {
+            let value = match field.field_type.as_primitive() {
+                None => None,
+                Some(ty) => run(|| {
+                    crate::arrow::datum::datum_at(m.partition.column(i).as_ref(), self.row(), ty)
+                })?,
+            };
+            let value = match value {
+                None => py.None().into_bound(py),
+                Some(datum) => from_bytes.call1((
+                    parse_type.call1((datum.ty.to_string(),))?,
+                    PyBytes::new(py, &datum.to_bytes()),
+                ))?,
+            };
+            dict.set_item(&field.name, value)?;
+        }
+        Ok(dict)
+    }
+
+    /// The file as Appendix C content-file JSON text (metrics included when
+    /// the scan includes them).
+    fn to_json(&self) -> PyResult<String> {
+        run(|| {
+            crate::scan::task_json::content_file_json(&self.file, self.include_stats)
+                .map(|v| v.to_string())
+        })
+    }
+
     /// The manifest this file was listed in.
     #[getter]
     fn manifest_path(&self) -> &str {
@@ -563,6 +632,42 @@ fn batch_table(py: Python<'_>, batch: arrow_array::RecordBatch) -> PyResult<Py<P
         .unbind())
 }
 
+/// A FileScanTask read from Appendix C JSON text.
+#[pyfunction]
+fn file_scan_task_from_json(py: Python<'_>, text: &str) -> PyResult<FileScanTask> {
+    let parsed = py.detach(|| {
+        run(|| {
+            let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+                crate::Error::InvalidData(format!("file scan task JSON does not parse: {e}"))
+            })?;
+            crate::scan::task_from_json::task_from_json(&json)
+        })
+    })?;
+    let py_schema = py
+        .import("frazil.schema")?
+        .getattr("Schema")?
+        .call_method1("from_json", (pythonize_json(py, &parsed.schema_json)?,))?
+        .unbind();
+    Ok(FileScanTask {
+        planned: parsed.planned,
+        start: parsed.start,
+        length: parsed.length,
+        info: Arc::new(ScanInfo {
+            include_stats: true,
+            schema_json: parsed.schema_json.to_string(),
+            schema_value: parsed.schema_json,
+            py_schema,
+        }),
+    })
+}
+
+/// A JSON value as Python objects (through the json module: rare, small).
+fn pythonize_json<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?
+        .getattr("loads")?
+        .call1((value.to_string(),))
+}
+
 /// The schema of `plan_arrow`'s tables.
 #[pyfunction]
 fn plan_arrow_schema(py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -575,6 +680,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PlanIter>()?;
     m.add_class::<TaskGroupIter>()?;
     m.add_function(wrap_pyfunction!(plan_arrow_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(file_scan_task_from_json, m)?)?;
     m.add_class::<FileScanTask>()?;
     m.add_class::<DataFile>()?;
     Ok(())

@@ -5,6 +5,8 @@ use arrow_array::{Array, StructArray};
 use arrow_buffer::BooleanBuffer;
 
 use crate::error::Result;
+use crate::expr::visitors::inclusive_projection::inclusive_projection;
+use crate::expr::visitors::residual::ResidualEvaluator;
 use crate::expr::Bound;
 use crate::manifest::summary::FieldSummary;
 use crate::spec::partition::PartitionSpec;
@@ -15,7 +17,7 @@ use crate::types::Type;
 pub struct SpecEvaluators {
     /// The filter projected onto the spec's partition fields (inclusive).
     pub partition_filter: Bound,
-    filter: Bound,
+    residuals: ResidualEvaluator,
 }
 
 impl SpecEvaluators {
@@ -25,10 +27,9 @@ impl SpecEvaluators {
         schema: &Schema,
         _partition_type: &Type,
     ) -> Result<Self> {
-        let _ = (spec, schema);
         Ok(SpecEvaluators {
-            partition_filter: Bound::True,
-            filter: filter.clone(),
+            partition_filter: inclusive_projection(filter, spec, schema)?,
+            residuals: ResidualEvaluator::new(spec, schema, filter)?,
         })
     }
 
@@ -43,8 +44,8 @@ impl SpecEvaluators {
     }
 
     /// The part of the filter a file's partition does not guarantee.
-    pub fn residual(&self, _partition: &StructArray, _row: usize) -> Result<Bound> {
-        Ok(self.filter.clone())
+    pub fn residual(&self, partition: &StructArray, row: usize) -> Result<Bound> {
+        self.residuals.residual_for_row(partition, row)
     }
 }
 

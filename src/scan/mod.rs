@@ -8,6 +8,8 @@ pub mod files;
 pub mod arrow_plan;
 pub mod planner;
 pub mod split;
+pub mod task_from_json;
+pub mod task_json;
 
 pub use files::{Content, FileRef, ManifestData};
 pub use planner::{plan, plan_all, PlanStream, PlannedFile, ScanContext, ScanOptions, TableView};

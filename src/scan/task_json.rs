@@ -154,7 +154,9 @@ pub fn task_json(
         // Delete files carry their stats: the reader filters with them.
         .map(|d| content_file_json(d, true))
         .collect::<Result<Vec<_>>>()?;
+    // `task-type` first, as Java's public ScanTaskParser writes it.
     Ok(json!({
+        "task-type": "file-scan-task",
         "schema": schema,
         "spec": data.manifest.spec.to_json(),
         "data-file": content_file_json(data, with_stats)?,

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 FileScanTask = _native.FileScanTask
 DataFile = _native.DataFile
 
-__all__ = ["CombinedScanTask", "DataFile", "DataScan", "FileScanTask"]
+__all__ = ["CombinedScanTask", "DataFile", "DataScan", "FileScanTask", "file_scan_task_from_json"]
 
 _TRUE_WORDS = ("true", "1", "yes")
 
@@ -276,3 +276,9 @@ class DataScan:
     def __repr__(self) -> str:
         snapshot = None if self._snapshot is None else self._snapshot.snapshot_id
         return f"DataScan(table={self.table!r}, filter={self.row_filter}, snapshot={snapshot})"
+
+
+def file_scan_task_from_json(text: str) -> Any:
+    """A :class:`FileScanTask` from its Appendix C JSON text (as :meth:`FileScanTask.to_json`
+    or Java's ``ScanTaskParser.toJson`` writes it), e.g. in a Spark executor."""
+    return _native.file_scan_task_from_json(text)

@@ -21,6 +21,7 @@ from typing import Any, TypeAlias
 import pyarrow as pa
 
 from frazil import _native
+from frazil.errors import InvalidDataError, InvalidValueError
 
 __all__ = [
     "DataFile",
@@ -70,12 +71,26 @@ _INHERITED = ("added_snapshot_id", "sequence_number", "first_row_id")
 
 def _inherit(manifest_file: Mapping[str, Any] | None) -> tuple[int | None, int, int | None] | None:
     """What entries inherit from their manifest-list row (spec: "Sequence
-    Number Inheritance"); a missing sequence number is a v1 list's 0."""
+    Number Inheritance").
+
+    A row without a ``sequence_number`` key is a v1 list's, whose manifests
+    have sequence number 0 (:func:`read_manifest_list` already fills the 0 in).
+    A row that has the key with a null value is invalid: v2 and later lists
+    always assign one, and inheriting 0 in its place would make every ADDED
+    entry look older than the deletes that apply to it.
+    """
     if manifest_file is None:
         return None
+    sequence_number = manifest_file.get("sequence_number", 0)
+    if sequence_number is None:
+        raise InvalidDataError(
+            f"manifest list row of {manifest_file.get('manifest_path', '(no manifest_path)')} has "
+            "a null sequence_number: a v2+ manifest list must assign one (a v1 row has no "
+            "sequence_number field and inherits 0)"
+        )
     return (
         manifest_file.get("added_snapshot_id"),
-        manifest_file.get("sequence_number") or 0,
+        sequence_number,
         manifest_file.get("first_row_id"),
     )
 
@@ -176,6 +191,15 @@ def _conform_array(array: pa.Array, target: pa.DataType) -> pa.Array:
 
 
 def _conform(rows: Rows, schema: pa.Schema) -> pa.Table:
+    """``rows`` as a Table of ``schema``; a value that does not fit its field's type
+    (pyarrow refuses it) is an InvalidValueError."""
+    try:
+        return _conform_rows(rows, schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+        raise InvalidValueError(f"rows do not fit the manifest schema: {error}") from None
+
+
+def _conform_rows(rows: Rows, schema: pa.Schema) -> pa.Table:
     if isinstance(rows, pa.RecordBatch):
         rows = pa.Table.from_batches([rows])
     if not isinstance(rows, pa.Table):
@@ -220,7 +244,7 @@ def write_manifest(
     manifest list assigns it.
     """
     if content not in ("data", "deletes"):
-        raise ValueError(f"content must be 'data' or 'deletes', not {content!r}")
+        raise InvalidValueError(f"content must be 'data' or 'deletes', not {content!r}")
     spec_json = _json(spec)
     if spec_id is None:
         parsed = json.loads(spec_json)

@@ -13,29 +13,27 @@ refuses only when it must be evaluated (:attr:`PartitionField.transform_model`,
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from frazil import _jsonutil as js
+from frazil import _native
 from frazil.errors import (
     InvalidMetadataError,
-    UnknownTypeError,
     UnsupportedTransformError,
 )
 from frazil.transforms import Transform
 from frazil.types import (
     IcebergType,
-    IntegerType,
     ListType,
     MapType,
-    NestedField,
     PrimitiveType,
     StructType,
-    TimestampNanoType,
-    TimestamptzNanoType,
-    UnknownType,
     parse_type,
+    type_from_json,
+    type_to_json,
 )
 
 if TYPE_CHECKING:
@@ -90,27 +88,14 @@ def _model(text: str) -> Transform:
     return Transform(text.lower())
 
 
-# The native transform model knows the v1/v2 primitives. The v3 nanosecond
-# timestamps take the same transforms as timestamps (Java: Timestamps for nanos);
-# `unknown` only identity and void (it is always null).
-def _native_source(source: PrimitiveType) -> str:
-    if isinstance(source, TimestampNanoType):
-        return "timestamp"
-    if isinstance(source, TimestamptzNanoType):
-        return "timestamptz"
-    return str(source)
+def _type_text(t: IcebergType) -> str:
+    """A type as the Appendix C JSON text the native core parses (any type)."""
+    return json.dumps(type_to_json(t))
 
 
 def _applies(transform: Transform, source: IcebergType) -> bool:
-    if not isinstance(source, PrimitiveType):
-        return False
-    if isinstance(source, UnknownType):
-        return bool(transform.name in ("identity", "void"))
-    try:
-        return bool(transform.can_transform(_native_source(source)))
-    except UnknownTypeError:
-        # geometry, geography: only void (Java: identity refuses them as well).
-        return bool(transform.name == "void")
+    # The transform table is the Rust core's (one owner of the spec's rules).
+    return bool(_native.transform_applies(str(transform), _type_text(source)))
 
 
 def check_transform_source(transform: str, source: IcebergType, what: str) -> None:
@@ -125,16 +110,14 @@ def check_transform_source(transform: str, source: IcebergType, what: str) -> No
 
 def transform_result_type(transform: str, source: IcebergType) -> IcebergType:
     """The type of the values ``transform`` produces from ``source`` (spec: Partition
-    Transforms). Refuses unknown transforms and unsupported sources."""
+    Transforms), as frazil's Rust core types it: ``day`` gives ``date`` (the spec's table
+    says ``int``; Java types day values as dates, and so do manifests frazil and Java
+    write), ``void`` over a non-primitive source gives ``unknown``. Refuses unknown
+    transforms and unsupported sources."""
     model = _model(transform)
     if not _applies(model, source):
         raise UnsupportedTransformError(f"transform {transform} cannot be applied to {source}")
-    assert isinstance(source, PrimitiveType)
-    if model.name in ("identity", "void", "truncate"):
-        return source
-    if isinstance(source, UnknownType):
-        return source
-    return parse_type(model.result_type(_native_source(source)))
+    return parse_type(_native.transform_result_type(str(model), _type_text(source)))
 
 
 @dataclass(frozen=True)
@@ -227,20 +210,16 @@ class PartitionSpec:
 
     def partition_type(self, schema: Schema) -> StructType:
         """The struct of partition values (spec: Manifests, ``partition``): one optional
-        field per partition field, typed by its transform's result."""
-        out = []
+        field per partition field, typed by its transform's result as frazil's Rust core
+        types it (see :func:`transform_result_type`). A field whose source column was
+        dropped is ``unknown``, as Java 1.10 types it."""
         for f in self.fields:
-            source = schema.find_type(f.source_id)
-            if source is None:
-                # The source column was dropped (an old spec, or a v1 void field): as Java,
-                # transforms with a fixed result type still give it, the others give `unknown`.
-                model = _model(f.transform)
-                fixed = model.name in ("bucket", "year", "month", "day", "hour")
-                result: IcebergType = IntegerType() if fixed else UnknownType()
-            else:
-                result = transform_result_type(f.transform, source)
-            out.append(NestedField(f.field_id, f.name, result, required=False))
-        return StructType(tuple(out))
+            _model(f.transform)  # an unknown transform has no result type
+        text = _native.partition_type(json.dumps(self.to_json()), json.dumps(schema.to_json()))
+        result = type_from_json(json.loads(text), f"partition type of spec {self.spec_id}")
+        if not isinstance(result, StructType):  # pragma: no cover - Rust returns a struct
+            raise InvalidMetadataError(f"partition type of spec {self.spec_id} is not a struct")
+        return result
 
     def check_compatible(self, schema: Schema) -> None:
         """Check every field against ``schema`` (spec: Partitioning): the source column exists

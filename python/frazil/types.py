@@ -17,11 +17,12 @@ are kept in their JSON single-value form (Appendix D), exactly as read.
 
 from __future__ import annotations
 
-import re
+import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from frazil import _jsonutil as js
+from frazil import _native
 from frazil.errors import FrazilError, InvalidMetadataError, UnknownTypeError
 
 __all__ = [
@@ -194,8 +195,11 @@ class DecimalType(PrimitiveType):
                 f"decimal({self.precision}, {self.scale}): precision must be between 1 and "
                 f"{MAX_DECIMAL_PRECISION}"
             )
-        if self.scale < 0:
-            raise UnknownTypeError(f"decimal({self.precision}, {self.scale}): negative scale")
+        if not 0 <= self.scale <= self.precision:
+            raise UnknownTypeError(
+                f"decimal({self.precision}, {self.scale}): the scale must be between 0 and the "
+                "precision"
+            )
 
     def __str__(self) -> str:
         return f"decimal({self.precision}, {self.scale})"
@@ -216,6 +220,7 @@ class FixedType(PrimitiveType):
 
 
 _DEFAULT_CRS = "OGC:CRS84"
+_EDGE_ALGORITHMS = ("spherical", "vincenty", "thomas", "andoyer", "karney")
 
 
 @dataclass(frozen=True)
@@ -240,6 +245,13 @@ class GeographyType(PrimitiveType):
 
     type_name = "geography"
     min_format_version = 3
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in _EDGE_ALGORITHMS:
+            raise UnknownTypeError(
+                f"unknown edge algorithm {self.algorithm!r} of geography (one of "
+                f"{', '.join(_EDGE_ALGORITHMS)})"
+            )
 
     def __str__(self) -> str:
         return f"geography({self.crs}, {self.algorithm})"
@@ -279,34 +291,35 @@ _SIMPLE: dict[str, IcebergType] = {
         VariantType(),
     )
 }
-_FIXED = re.compile(r"fixed\[\s*(\d+)\s*\]")
-_DECIMAL = re.compile(r"decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)")
-_GEOMETRY = re.compile(r"geometry\s*(?:\(\s*([^)]*?)\s*\))?", re.IGNORECASE)
-_GEOGRAPHY = re.compile(r"geography\s*(?:\(\s*([^,]*?)\s*(?:,\s*(\w*)\s*)?\))?", re.IGNORECASE)
-_EDGE_ALGORITHMS = ("spherical", "vincenty", "thomas", "andoyer", "karney")
 
 
 def parse_type(text: str) -> PrimitiveType | VariantType:
-    """Parse an Appendix C type string (case-insensitive, as Java reads it)."""
+    """Parse an Appendix C type string (case-insensitive, as Java reads it).
+
+    The parsing is frazil's Rust core's (the one owner of the type rules), so the
+    Python model and the native planner read every type string the same way.
+    """
     if not isinstance(text, str):
         raise UnknownTypeError(f"a type string must be a str, got {type(text).__name__}")
-    lower = text.strip().lower()
-    simple = _SIMPLE.get(lower)
-    if simple is not None:
-        assert isinstance(simple, (PrimitiveType, VariantType))
-        return simple
-    if match := _FIXED.fullmatch(lower):
-        return FixedType(int(match.group(1)))
-    if match := _DECIMAL.fullmatch(lower):
-        return DecimalType(int(match.group(1)), int(match.group(2)))
-    if match := _GEOMETRY.fullmatch(text.strip()):
-        return GeometryType(match.group(1) or _DEFAULT_CRS)
-    if match := _GEOGRAPHY.fullmatch(text.strip()):
-        algorithm = (match.group(2) or "spherical").lower()
-        if algorithm not in _EDGE_ALGORITHMS:
-            raise UnknownTypeError(f"unknown edge algorithm {algorithm!r} in type {text!r}")
-        return GeographyType(match.group(1) or _DEFAULT_CRS, algorithm)
-    raise UnknownTypeError(f"cannot parse type string {text!r}")
+    return _parse_type(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_type(text: str) -> PrimitiveType | VariantType:
+    desc = _native.parse_type_string(text)
+    kind = desc[0]
+    if kind == "decimal":
+        return DecimalType(desc[1], desc[2])
+    if kind == "fixed":
+        return FixedType(desc[1])
+    if kind == "geometry":
+        return GeometryType(desc[1])
+    if kind == "geography":
+        return GeographyType(desc[1], desc[2])
+    simple = _SIMPLE.get(kind)
+    if not isinstance(simple, (PrimitiveType, VariantType)):  # pragma: no cover - Rust's types
+        raise UnknownTypeError(f"cannot parse type string {text!r}: unexpected {desc!r}")
+    return simple
 
 
 @dataclass(frozen=True)
@@ -385,8 +398,9 @@ def _decode_default(f: NestedField, kind: str, raw: Any) -> Any:
 
 def check_default(f: NestedField, kind: str, raw: Any) -> None:
     """Raise InvalidMetadataError if ``raw`` is not a valid JSON single value of the field's
-    type. Types :mod:`frazil.values` cannot decode (the v3 nanosecond timestamps) are left
-    unchecked: their defaults are kept as read."""
+    type (the v3 nanosecond timestamps included). Types that have no single values in
+    :mod:`frazil.values` (``variant``, ``geometry``, ``geography``) are left unchecked: their
+    defaults are kept as read."""
     try:
         _decode_default(f, kind, raw)
     except UnknownTypeError:

@@ -16,6 +16,11 @@ date                       ``datetime.date``
 time                       ``datetime.time`` without tzinfo
 timestamp                  naive ``datetime.datetime``
 timestamptz                aware ``datetime.datetime``; read back in UTC
+timestamp_ns               ``int`` nanoseconds from 1970-01-01 00:00:00, or a naive
+                           ``datetime.datetime``; read back as ``int`` nanoseconds
+timestamptz_ns             ``int`` nanoseconds from 1970-01-01 00:00:00 UTC, or an
+                           aware ``datetime.datetime``; read back as ``int``
+                           nanoseconds
 string                     ``str``
 uuid                       ``uuid.UUID``
 fixed[L], binary           ``bytes`` (``bytearray`` and ``memoryview`` are accepted)
@@ -23,6 +28,13 @@ struct                     ``dict`` by field name (missing fields are null)
 list                       ``list`` (or ``tuple``)
 map                        ``dict``
 =========================  ============================================================
+
+The v3 nanosecond timestamps read back as ``int`` because ``datetime`` holds
+microseconds only: a value would lose its last three digits. A ``datetime``
+given for them is exact (a ``pandas.Timestamp``, a ``datetime`` subclass, keeps
+its ``nanosecond`` too). ``unknown`` has no values (always null); single values
+of ``variant``, ``geometry`` and ``geography`` are not supported
+(:class:`~frazil.errors.UnknownTypeError`).
 
 The encoding itself is done by frazil's Rust core; this module only converts
 between these Python values and Iceberg's physical ones (days, microseconds,
@@ -39,7 +51,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from frazil import _native
-from frazil.errors import FrazilTypeError, InvalidValueError
+from frazil.errors import FrazilTypeError, InvalidValueError, UnknownTypeError
 
 __all__ = ["IcebergType", "from_bytes", "from_json", "hash", "to_bytes", "to_json"]
 
@@ -89,6 +101,10 @@ def _type_name(desc: Descriptor) -> str:
         return f"decimal({desc[1]}, {desc[2]})"
     if kind == "fixed":
         return f"fixed[{desc[1]}]"
+    if kind == "geometry":
+        return f"geometry({desc[1]})"
+    if kind == "geography":
+        return f"geography({desc[1]}, {desc[2]})"
     if kind == "struct":
         return "struct<" + ", ".join(f"{f[1]}: {_type_name(f[3])}" for f in desc[1]) + ">"
     if kind == "list":
@@ -177,6 +193,12 @@ def _canonical(desc: Descriptor, value: Any) -> Any:
         if not isinstance(value, _dt.datetime) or value.utcoffset() is None:
             raise _wrong(value, name, "a timezone-aware datetime.datetime")
         return (value - _EPOCH_UTC) // _MICROSECOND
+    if kind in ("timestamp_ns", "timestamptz_ns"):
+        return _nanos(value, name, zoned=kind == "timestamptz_ns")
+    if kind == "unknown":
+        raise InvalidValueError(f"{value!r} is not a value of type unknown: it is always null")
+    if kind in ("variant", "geometry", "geography"):
+        raise UnknownTypeError(f"single values of type {name} are not supported")
     if kind == "string":
         if not isinstance(value, str):
             raise _wrong(value, name, "a str")
@@ -213,6 +235,24 @@ def _canonical(desc: Descriptor, value: Any) -> Any:
             pairs.append((_canonical(desc[2], k), _optional(desc[5], v)))
         return pairs
     raise FrazilTypeError(f"unsupported type {name}")  # pragma: no cover - exhaustive above
+
+
+def _nanos(value: Any, name: str, zoned: bool) -> int:
+    """Nanoseconds from the epoch of an ``int`` or a ``datetime`` (naive for
+    ``timestamp_ns``, aware for ``timestamptz_ns``)."""
+    if _is_int(value):
+        return int(value)
+    expected = (
+        "an int (nanoseconds) or a timezone-aware datetime.datetime"
+        if zoned
+        else "an int (nanoseconds) or a naive datetime.datetime (without tzinfo)"
+    )
+    if not isinstance(value, _dt.datetime) or (value.utcoffset() is not None) != zoned:
+        raise _wrong(value, name, expected)
+    micros = (value - (_EPOCH_UTC if zoned else _EPOCH)) // _MICROSECOND
+    # pandas.Timestamp is a datetime that also holds nanoseconds.
+    extra = getattr(value, "nanosecond", 0)
+    return micros * 1000 + (extra if _is_int(extra) else 0)
 
 
 def _optional(desc: Descriptor, value: Any) -> Any:

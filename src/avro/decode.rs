@@ -4,6 +4,8 @@
 //! straight into Arrow columns. Writer fields the reader does not want are
 //! skipped without being decoded; reader fields the writer lacks become nulls.
 
+use std::sync::Arc;
+
 use arrow_array::{Array, ArrayRef, StructArray};
 
 use super::binary::Cursor;
@@ -38,7 +40,22 @@ enum Node {
     Bool(usize),
     Int(usize),
     IntToLong(usize),
+    /// An Avro long read as an Iceberg int or date: other writers declare
+    /// some ints as longs (pyiceberg 0.12 writes `equality_ids` as
+    /// `array<long>`). A value outside the int range is refused, naming
+    /// the field `path`.
+    LongToInt {
+        col: usize,
+        path: Arc<str>,
+    },
     Long(usize),
+    /// An Avro `timestamp-millis` long read as microseconds or nanoseconds
+    /// (`factor` 1000 or 1000000), as Java's reader scales it.
+    ScaledLong {
+        col: usize,
+        factor: i64,
+        path: Arc<str>,
+    },
     Float(usize),
     FloatToDouble(usize),
     Double(usize),
@@ -57,6 +74,10 @@ enum Node {
         inner: Box<Node>,
         slot: Slot,
     },
+    /// Any other union: one node per branch (a null branch is
+    /// [`Node::Missing`]). Avro allows them and Java's reader reads them;
+    /// Iceberg writers only write `["null", T]`.
+    Union(Vec<Node>),
     Record {
         fields: Vec<Node>,
         nulls: Option<usize>,
@@ -190,17 +211,31 @@ fn compile_skip(schema: &Schema) -> Skip {
 }
 
 fn compile_node(writer: &Schema, slot: &Slot, path: &str) -> Result<Node> {
-    if let Schema::Union(_) = writer {
-        let (null_index, inner) = writer.as_optional().ok_or_else(|| {
-            Error::InvalidData(format!(
-                "field {path}: only [\"null\", T] unions are allowed in Iceberg Avro"
-            ))
-        })?;
-        return Ok(Node::Optional {
-            null_index: null_index as i64,
-            inner: Box::new(compile_node(inner, slot, path)?),
-            slot: slot.clone(),
-        });
+    match writer {
+        // Avro null: Java writes Iceberg's `unknown` as a bare "null" (not a
+        // union), and v3 lets `unknown` be promoted to any type, so a field
+        // written as null reads as nulls of whatever the read type is.
+        Schema::Null => return Ok(Node::Missing(slot.clone())),
+        Schema::Union(branches) => {
+            if let Some((null_index, inner)) = writer.as_optional() {
+                return Ok(Node::Optional {
+                    null_index: null_index as i64,
+                    inner: Box::new(compile_node(inner, slot, path)?),
+                    slot: slot.clone(),
+                });
+            }
+            if branches.iter().any(|b| matches!(b, Schema::Union(_))) {
+                return Err(Error::InvalidData(format!(
+                    "field {path}: an Avro union may not hold another union"
+                )));
+            }
+            return branches
+                .iter()
+                .map(|branch| compile_node(branch, slot, path))
+                .collect::<Result<Vec<_>>>()
+                .map(Node::Union);
+        }
+        _ => {}
     }
     match slot {
         Slot::Prim { ty, col } => compile_primitive(writer, *ty, *col, path),
@@ -291,18 +326,25 @@ fn compile_record(
 ) -> Result<Node> {
     let mut nodes = Vec::with_capacity(record.fields.len() + fields.len());
     let mut seen = vec![false; fields.len()];
+    // A field without a field-id is another writer's extra: skipped, as
+    // Java's reader skips it. A record where no field has one is not
+    // Iceberg's at all.
+    if !record.fields.is_empty() && record.fields.iter().all(|f| f.field_id.is_none()) {
+        return Err(Error::InvalidData(format!(
+            "Avro record {}{} has no field with a field-id (not an Iceberg schema)",
+            record.name,
+            if path.is_empty() {
+                String::new()
+            } else {
+                format!(" (field {path})")
+            },
+        )));
+    }
     for field in &record.fields {
-        let id = field.field_id.ok_or_else(|| {
-            Error::InvalidData(format!(
-                "Avro field {}{} has no field-id (not an Iceberg schema)",
-                if path.is_empty() {
-                    String::new()
-                } else {
-                    format!("{path}.")
-                },
-                field.name
-            ))
-        })?;
+        let Some(id) = field.field_id else {
+            nodes.push(Node::Skip(compile_skip(&field.schema)));
+            continue;
+        };
         match fields.iter().position(|f| f.id == id) {
             Some(i) if !seen[i] => {
                 seen[i] = true;
@@ -329,11 +371,35 @@ fn compile_record(
 
 fn compile_primitive(writer: &Schema, ty: PrimitiveType, col: usize, path: &str) -> Result<Node> {
     use PrimitiveType as P;
+    let millis = |logical: &Option<String>| logical.as_deref() == Some("timestamp-millis");
     Ok(match (ty, writer) {
         (P::Boolean, Schema::Boolean) => Node::Bool(col),
         (P::Int | P::Date, Schema::Int { .. }) => Node::Int(col),
+        (P::Int | P::Date, Schema::Long { .. }) => Node::LongToInt {
+            col,
+            path: path.into(),
+        },
         (P::Long, Schema::Int { .. }) => Node::IntToLong(col),
-        (P::Long | P::Time | P::Timestamp | P::Timestamptz, Schema::Long { .. }) => Node::Long(col),
+        // Java's reader scales `timestamp-millis`; the other logical types
+        // of a long it reads as they are, and so do we.
+        (P::Timestamp | P::Timestamptz, Schema::Long { logical }) if millis(logical) => {
+            Node::ScaledLong {
+                col,
+                factor: 1_000,
+                path: path.into(),
+            }
+        }
+        (P::TimestampNs | P::TimestamptzNs, Schema::Long { logical }) if millis(logical) => {
+            Node::ScaledLong {
+                col,
+                factor: 1_000_000,
+                path: path.into(),
+            }
+        }
+        (
+            P::Long | P::Time | P::Timestamp | P::Timestamptz | P::TimestampNs | P::TimestamptzNs,
+            Schema::Long { .. },
+        ) => Node::Long(col),
         (P::Float, Schema::Float) => Node::Float(col),
         (P::Double, Schema::Float) => Node::FloatToDouble(col),
         (P::Double, Schema::Double) => Node::Double(col),
@@ -476,6 +542,38 @@ fn exec_other(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
         Node::IntToLong(col) => {
             let v = c.read_int()?;
             b.i64s[*col].push(i64::from(v));
+        }
+        Node::LongToInt { col, path } => {
+            let v = c.read_long()?;
+            let narrowed = i32::try_from(v).map_err(|_| {
+                Error::InvalidData(format!(
+                    "field {path}: Avro long {v} does not fit the Iceberg int it is read as"
+                ))
+            })?;
+            b.i32s[*col].push(narrowed);
+        }
+        Node::ScaledLong { col, factor, path } => {
+            let v = c.read_long()?;
+            let scaled = v.checked_mul(*factor).ok_or_else(|| {
+                Error::InvalidData(format!(
+                    "field {path}: timestamp-millis {v} overflows a long when read as \
+                     {}",
+                    if *factor == 1_000 {
+                        "microseconds"
+                    } else {
+                        "nanoseconds"
+                    }
+                ))
+            })?;
+            b.i64s[*col].push(scaled);
+        }
+        Node::Union(branches) => {
+            let branch = c.read_long()?;
+            let node = usize::try_from(branch)
+                .ok()
+                .and_then(|i| branches.get(i))
+                .ok_or_else(|| invalid_branch(branch))?;
+            exec(node, c, b)?;
         }
         Node::Float(col) => {
             let v = c.read_f32()?;
@@ -711,4 +809,139 @@ fn skip(s: &Skip, c: &mut Cursor) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{
+        Int32Type, Int64Type, TimestampMicrosecondType, TimestampNanosecondType,
+    };
+
+    use super::*;
+    use crate::avro::binary::write_long;
+    use crate::types::NestedField;
+
+    fn decode(writer: &str, read: Vec<NestedField>, rows: &[Vec<i64>]) -> Result<StructArray> {
+        let plan = Plan::compile(&Schema::parse(writer)?, &Type::Struct(read))?;
+        let mut data = Vec::new();
+        for row in rows {
+            for v in row {
+                write_long(&mut data, *v);
+            }
+        }
+        let mut builders = plan.builders();
+        plan.decode_block(&data, rows.len(), &mut builders)?;
+        plan.finish(&mut builders)
+    }
+
+    fn record(fields: &str) -> String {
+        format!(r#"{{"type":"record","name":"r","fields":[{fields}]}}"#)
+    }
+
+    fn int(id: i32, name: &str) -> NestedField {
+        NestedField::optional(id, name, Type::Primitive(PrimitiveType::Int))
+    }
+
+    #[test]
+    fn longs_read_as_ints_when_they_fit() {
+        let writer = record(r#"{"name":"a","type":"long","field-id":1}"#);
+        let array = decode(&writer, vec![int(1, "a")], &[vec![5], vec![-(1 << 31)]]).unwrap();
+        let a = array.column(0).as_primitive::<Int32Type>();
+        assert_eq!(a.values().to_vec(), vec![5, i32::MIN]);
+        let err = decode(&writer, vec![int(1, "a")], &[vec![1 << 31]]).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidData(m) if m.contains("field a") && m.contains("2147483648")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn unions_in_any_shape() {
+        // [T, "null"]: the null branch last; ["null", "int", "long"]; ["long"].
+        let writer = record(
+            r#"{"name":"a","type":["long","null"],"field-id":1},
+               {"name":"b","type":["null","int","long"],"field-id":2},
+               {"name":"c","type":["long"],"field-id":3}"#,
+        );
+        let read = vec![
+            NestedField::optional(1, "a", Type::Primitive(PrimitiveType::Long)),
+            NestedField::optional(2, "b", Type::Primitive(PrimitiveType::Long)),
+            NestedField::optional(3, "c", Type::Primitive(PrimitiveType::Int)),
+        ];
+        let rows = [vec![0, 7, 1, 9, 0, 4], vec![1, 2, 1 << 40, 0, -4]];
+        let array = decode(&writer, read.clone(), &rows).unwrap();
+        let a = array.column(0).as_primitive::<Int64Type>();
+        assert_eq!((a.value(0), a.is_null(1)), (7, true));
+        let b = array.column(1).as_primitive::<Int64Type>();
+        assert_eq!((b.value(0), b.value(1)), (9, 1 << 40));
+        let c = array.column(2).as_primitive::<Int32Type>();
+        assert_eq!(c.values().to_vec(), vec![4, -4]);
+        let bad = decode(&writer, read, &[vec![2, 0, 0, 0, 0]]).unwrap_err();
+        assert!(
+            matches!(&bad, Error::InvalidData(m) if m.contains("branch 2")),
+            "{bad:?}"
+        );
+    }
+
+    #[test]
+    fn avro_null_reads_as_nulls_of_any_type() {
+        // Java writes `unknown` as a bare "null"; v3 may promote it to any type.
+        let writer = record(
+            r#"{"name":"u","type":"null","field-id":1},{"name":"x","type":"int","field-id":2}"#,
+        );
+        let array = decode(&writer, vec![int(1, "u"), int(2, "x")], &[vec![3]]).unwrap();
+        assert!(array.column(0).is_null(0));
+        assert_eq!(array.column(1).as_primitive::<Int32Type>().value(0), 3);
+    }
+
+    #[test]
+    fn timestamp_millis_scale_to_the_read_unit() {
+        let writer = record(
+            r#"{"name":"t","type":{"type":"long","logicalType":"timestamp-millis"},"field-id":1},
+               {"name":"n","type":{"type":"long","logicalType":"timestamp-millis"},"field-id":2}"#,
+        );
+        let read = vec![
+            NestedField::optional(1, "t", Type::Primitive(PrimitiveType::Timestamptz)),
+            NestedField::optional(2, "n", Type::Primitive(PrimitiveType::TimestampNs)),
+        ];
+        let array = decode(&writer, read.clone(), &[vec![-1, 1500]]).unwrap();
+        let micros = array.column(0).as_primitive::<TimestampMicrosecondType>();
+        assert_eq!(micros.value(0), -1000);
+        let nanos = array.column(1).as_primitive::<TimestampNanosecondType>();
+        assert_eq!(nanos.value(0), 1_500_000_000);
+        let err = decode(&writer, read, &[vec![0, i64::MAX / 1000]]).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidData(m) if m.contains("field n")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn fields_without_ids_are_skipped_unless_none_has_one() {
+        let writer =
+            record(r#"{"name":"note","type":"string"},{"name":"a","type":"int","field-id":1}"#);
+        let mut data = Vec::new();
+        crate::avro::binary::write_bytes(&mut data, b"hi");
+        write_long(&mut data, 6);
+        let plan = Plan::compile(
+            &Schema::parse(&writer).unwrap(),
+            &Type::Struct(vec![int(1, "a")]),
+        )
+        .unwrap();
+        let mut builders = plan.builders();
+        plan.decode_block(&data, 1, &mut builders).unwrap();
+        let array = plan.finish(&mut builders).unwrap();
+        assert_eq!(array.column(0).as_primitive::<Int32Type>().value(0), 6);
+        let none = record(r#"{"name":"a","type":"int"}"#);
+        let err = Plan::compile(
+            &Schema::parse(&none).unwrap(),
+            &Type::Struct(vec![int(1, "a")]),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidData(m) if m.contains("field-id")),
+            "{err:?}"
+        );
+    }
 }

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Date32Type, Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type,
-    Time64MicrosecondType, TimestampMicrosecondType,
+    Time64MicrosecondType, TimestampMicrosecondType, TimestampNanosecondType,
 };
 use arrow_array::{Array, StructArray};
 use serde_json::{json, Map, Value};
@@ -38,7 +38,7 @@ fn record_json(fields: &[NestedField], name: &str, names: &mut HashSet<String>) 
             if f.required {
                 field.insert("type".into(), inner);
             } else {
-                field.insert("type".into(), json!(["null", inner]));
+                field.insert("type".into(), optional(inner, false));
                 field.insert("default".into(), Value::Null);
             }
             field.insert("field-id".into(), json!(f.id));
@@ -70,8 +70,15 @@ pub fn sanitize(name: &str) -> String {
     out
 }
 
+fn is_unknown(ty: &Type) -> bool {
+    ty.as_primitive() == Some(PrimitiveType::Unknown)
+}
+
+/// `inner`, or `["null", inner]` when optional. `unknown` stays a bare
+/// "null" (a union may not repeat null), as Java's AvroSchemaUtil.toOption
+/// leaves it.
 fn optional(inner: Value, required: bool) -> Value {
-    if required {
+    if required || inner == json!("null") {
         inner
     } else {
         json!(["null", inner])
@@ -234,6 +241,16 @@ fn encode_field(
     row: usize,
     out: &mut Vec<u8>,
 ) -> Result<()> {
+    if is_unknown(ty) {
+        // Avro null: nothing is written, and there is no value to write. (A
+        // NullArray has no null buffer: its slots are null by its type.)
+        if *array.data_type() != arrow_schema::DataType::Null && array.is_valid(row) {
+            return Err(Error::InvalidValue(format!(
+                "field {name} is of type unknown, which is always null, but has a value"
+            )));
+        }
+        return Ok(());
+    }
     if array.is_null(row) {
         if required {
             return Err(Error::InvalidValue(format!(
@@ -291,6 +308,13 @@ fn encode_value(
             out,
             array.as_primitive::<TimestampMicrosecondType>().value(row),
         ),
+        (
+            Type::Primitive(P::TimestampNs | P::TimestamptzNs),
+            D::Timestamp(arrow_schema::TimeUnit::Nanosecond, _),
+        ) => write_long(
+            out,
+            array.as_primitive::<TimestampNanosecondType>().value(row),
+        ),
         (Type::Primitive(P::Float), D::Float32) => {
             out.extend_from_slice(&array.as_primitive::<Float32Type>().value(row).to_le_bytes())
         }
@@ -314,8 +338,21 @@ fn encode_value(
             }
             out.extend_from_slice(value);
         }
-        (Type::Primitive(P::Decimal { precision, .. }), D::Decimal128(_, _)) => {
+        (Type::Primitive(P::Decimal { precision, scale }), D::Decimal128(_, arrow_scale)) => {
+            // The unscaled value means the Iceberg value only at the same scale.
+            if i64::from(*arrow_scale) != i64::from(*scale) {
+                return Err(bad());
+            }
             let value = array.as_primitive::<Decimal128Type>().value(row);
+            // Appendix A: a fixed of minBytesRequired(P) bytes. A value of
+            // more than P digits may not fit it: refuse it rather than drop
+            // its high bytes.
+            crate::values::decimal::check_precision(value, *precision).map_err(|_| {
+                Error::InvalidValue(format!(
+                    "field {name}: decimal with unscaled value {value} (scale {scale}) has more \
+                     than {precision} digits and does not fit {ty}"
+                ))
+            })?;
             let size = decimal_bytes(*precision);
             out.extend_from_slice(&value.to_be_bytes()[16 - size..]);
         }
@@ -380,6 +417,90 @@ mod tests {
         assert_eq!(sanitize("1a"), "_1a");
         assert_eq!(sanitize("a-b"), "a_x2Db");
         assert_eq!(sanitize("a.b c"), "a_x2Eb_x20c");
+    }
+
+    fn encode_one(ty: Type, array: arrow_array::ArrayRef) -> Result<Vec<u8>> {
+        let fields = vec![NestedField::optional(1, "v", ty)];
+        let rows = StructArray::from(vec![(
+            std::sync::Arc::new(arrow_schema::Field::new(
+                "v",
+                array.data_type().clone(),
+                true,
+            )),
+            array,
+        )]);
+        let mut out = Vec::new();
+        for row in 0..rows.len() {
+            encode_struct(&fields, &rows, row, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn decimals_wider_than_their_fixed_are_refused() {
+        use arrow_array::Decimal128Array;
+        let ty = Type::Primitive(PrimitiveType::Decimal {
+            precision: 4,
+            scale: 2,
+        });
+        let fits = Decimal128Array::from(vec![9999, -9999, 0])
+            .with_precision_and_scale(38, 2)
+            .unwrap();
+        // decimal(4, 2) is a fixed of 2 bytes: 9999 is 0x270F.
+        let out = encode_one(ty.clone(), std::sync::Arc::new(fits)).unwrap();
+        assert_eq!(out, [2, 0x27, 0x0f, 2, 0xd8, 0xf1, 2, 0, 0]);
+        // 70000 would lose its high byte (0x01_11_70 -> 0x11_70, i.e. 4464).
+        for value in [70_000i128, 10_000, -10_000, i128::MAX] {
+            let wide = Decimal128Array::from(vec![value])
+                .with_precision_and_scale(38, 2)
+                .unwrap();
+            let err = encode_one(ty.clone(), std::sync::Arc::new(wide)).unwrap_err();
+            assert!(
+                matches!(&err, Error::InvalidValue(m) if m.contains("field v") && m.contains(&value.to_string())),
+                "{err:?}"
+            );
+        }
+        // Another scale means another value: refused, not reinterpreted.
+        let rescaled = Decimal128Array::from(vec![1])
+            .with_precision_and_scale(4, 3)
+            .unwrap();
+        assert!(matches!(
+            encode_one(ty, std::sync::Arc::new(rescaled)),
+            Err(Error::TypeMismatch(_))
+        ));
+    }
+
+    #[test]
+    fn unknown_is_a_bare_null_and_nanoseconds_are_longs() {
+        let fields = vec![
+            NestedField::optional(1, "u", Type::Primitive(PrimitiveType::Unknown)),
+            NestedField::optional(2, "n", Type::Primitive(PrimitiveType::TimestampNs)),
+        ];
+        let schema = avro_schema(&fields, "r");
+        assert_eq!(schema["fields"][0]["type"], json!("null"));
+        assert_eq!(schema["fields"][0]["default"], Value::Null);
+        assert_eq!(
+            schema["fields"][1]["type"][1]["logicalType"],
+            json!("timestamp-nanos")
+        );
+        let nulls: arrow_array::ArrayRef = std::sync::Arc::new(arrow_array::NullArray::new(1));
+        assert_eq!(
+            encode_one(Type::Primitive(PrimitiveType::Unknown), nulls).unwrap(),
+            Vec::<u8>::new()
+        );
+        let value: arrow_array::ArrayRef =
+            std::sync::Arc::new(arrow_array::Int32Array::from(vec![1]));
+        assert!(matches!(
+            encode_one(Type::Primitive(PrimitiveType::Unknown), value),
+            Err(Error::InvalidValue(_))
+        ));
+        let nanos: arrow_array::ArrayRef = std::sync::Arc::new(
+            arrow_array::TimestampNanosecondArray::from(vec![-1]).with_timezone("UTC"),
+        );
+        assert_eq!(
+            encode_one(Type::Primitive(PrimitiveType::TimestamptzNs), nanos).unwrap(),
+            [2, 1]
+        );
     }
 
     #[test]

@@ -222,8 +222,9 @@ struct Prepared {
     /// The decode plan for the fields decoded (the requested ones and what
     /// inheritance needs).
     plan: Arc<Plan>,
-    /// Byte widths of the table's fixed-width columns, for checking bounds.
-    widths: Option<Vec<(u8, &'static str)>>,
+    /// The bound lengths of the table's columns by field id; `None` when
+    /// the manifest carries no table schema (old writers).
+    bounds: Option<Vec<BoundRule>>,
 }
 
 /// Avro writer schema, `partition-spec` and `schema` metadata, format
@@ -269,7 +270,7 @@ fn prepare(
     Ok(Arc::new(Prepared {
         requested,
         plan: Arc::new(Plan::compile(&header.schema, &decoded)?),
-        widths: schema.as_deref().and_then(bound_widths),
+        bounds: schema.as_deref().map(bound_rules).transpose()?,
     }))
 }
 
@@ -302,8 +303,8 @@ fn read_manifest_inner(
         PREPARED.get_or_try_insert(key, |key| prepare(key, &header, partition_type))?;
     let array = avro::read_with_plan(data, &header, &prepared.plan)?;
     let array = apply_defaults(array, inherit)?;
-    if let Some(widths) = &prepared.widths {
-        check_bounds(&array, widths)?;
+    if let Some(rules) = &prepared.bounds {
+        check_bounds(&array, rules)?;
     }
     let rows = array.len();
     let array = prune(&array, &prepared.requested)?;
@@ -419,49 +420,142 @@ fn apply_defaults(array: StructArray, inherit: Option<Inherit>) -> Result<Struct
     Ok(array)
 }
 
-/// The byte width of each fixed-width primitive column of a schema, indexed
-/// by field id (Appendix D: int and date 4 bytes, long and timestamps 8, ...).
-fn bound_widths(schema_json: &str) -> Option<Vec<(u8, &'static str)>> {
-    fn walk(fields: &[crate::types::NestedField], out: &mut Vec<(u8, &'static str)>) {
-        for f in fields {
-            let width = match &f.field_type {
-                Type::Struct(inner) => {
-                    walk(inner, out);
-                    None
-                }
-                Type::Primitive(PrimitiveType::Boolean) => Some((1, "boolean")),
-                Type::Primitive(PrimitiveType::Int) => Some((4, "int")),
-                Type::Primitive(PrimitiveType::Date) => Some((4, "date")),
-                Type::Primitive(PrimitiveType::Float) => Some((4, "float")),
-                Type::Primitive(PrimitiveType::Long) => Some((8, "long")),
-                Type::Primitive(PrimitiveType::Double) => Some((8, "double")),
-                Type::Primitive(PrimitiveType::Time) => Some((8, "time")),
-                Type::Primitive(PrimitiveType::Timestamp) => Some((8, "timestamp")),
-                Type::Primitive(PrimitiveType::Timestamptz) => Some((8, "timestamptz")),
-                Type::Primitive(PrimitiveType::Uuid) => Some((16, "uuid")),
-                _ => None,
-            };
-            if let (Some(w), Ok(id)) = (width, usize::try_from(f.id)) {
-                if id < 1 << 20 {
-                    if out.len() <= id {
-                        out.resize(id + 1, (0, ""));
-                    }
-                    out[id] = w;
+/// The byte lengths a column's lower and upper bounds may have (Appendix D).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lengths {
+    /// Variable-length values (string, binary; truncated bounds), and the
+    /// v3 types whose bounds frazil does not decode (variant, geometry,
+    /// geography).
+    Any,
+    /// A set of lengths below 32: bit `n` allows `n` bytes.
+    Set(u32),
+    /// Exactly this many bytes (`fixed[L]`).
+    Exact(u64),
+}
+
+impl Lengths {
+    fn of(lengths: &[u32]) -> Self {
+        Lengths::Set(lengths.iter().fold(0, |set, n| set | 1 << n))
+    }
+
+    fn allows(self, len: usize) -> bool {
+        match self {
+            Lengths::Any => true,
+            Lengths::Set(set) => len < 32 && set & (1 << len) != 0,
+            Lengths::Exact(n) => u64::try_from(len).ok() == Some(n),
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Lengths::Any => "any length".to_owned(),
+            Lengths::Exact(n) => format!("{n}"),
+            Lengths::Set(set) => {
+                let lengths: Vec<String> = (0..32)
+                    .filter(|n| set & (1 << n) != 0)
+                    .map(|n| n.to_string())
+                    .collect();
+                match lengths.as_slice() {
+                    [] => "none (the type has no values)".to_owned(),
+                    [one] => one.clone(),
+                    [first, .., last] if lengths.len() > 2 => format!("{first} to {last}"),
+                    _ => lengths.join(" or "),
                 }
             }
         }
     }
-    let Ok(Type::Struct(fields)) = Type::parse(schema_json) else {
-        return None;
+}
+
+/// The bound lengths a primitive type allows: its Appendix D width, and the
+/// width of the type it may have been promoted from (spec: "Schema
+/// Evolution"), whose bounds old files keep: `long` from `int`, `double`
+/// from `float`, and (v3) the timestamps from `date`, as
+/// [`crate::values::from_bytes`] reads them.
+fn bound_lengths(ty: &Type) -> Lengths {
+    use PrimitiveType as P;
+    let Type::Primitive(p) = ty else {
+        return Lengths::Any;
     };
+    match p {
+        P::Boolean => Lengths::of(&[1]),
+        P::Int | P::Date | P::Float => Lengths::of(&[4]),
+        P::Long | P::Double => Lengths::of(&[4, 8]),
+        P::Time => Lengths::of(&[8]),
+        P::Timestamp | P::Timestamptz | P::TimestampNs | P::TimestamptzNs => Lengths::of(&[4, 8]),
+        P::Uuid => Lengths::of(&[16]),
+        // The minimum bytes of the unscaled value: at most those of the
+        // largest value of the precision (fewer when written before a
+        // precision was widened).
+        P::Decimal { precision, .. } => {
+            let most = crate::avro::encode::decimal_bytes(*precision).min(16) as u32;
+            Lengths::of(&(1..=most).collect::<Vec<_>>())
+        }
+        P::Fixed(length) => Lengths::Exact(*length),
+        // Always null: no bound is valid.
+        P::Unknown => Lengths::Set(0),
+        P::String | P::Binary => Lengths::Any,
+    }
+}
+
+/// What a bound of one column must be: the lengths allowed, and the
+/// column's type for the error message.
+type BoundRule = Option<(Lengths, Type)>;
+
+/// The bound rule of every primitive column of a table schema (the
+/// manifest's `schema` metadata), indexed by field id, nested fields
+/// included. A schema that does not parse is an error: without it the
+/// bounds cannot be checked, and they would be decoded with guessed widths.
+fn bound_rules(schema_json: &str) -> Result<Vec<BoundRule>> {
+    fn walk(ty: &Type, id: i32, out: &mut Vec<BoundRule>) {
+        match ty {
+            Type::Struct(fields) => {
+                for f in fields {
+                    walk(&f.field_type, f.id, out);
+                }
+            }
+            Type::List {
+                element_id,
+                element,
+                ..
+            } => walk(element, *element_id, out),
+            Type::Map {
+                key_id,
+                key,
+                value_id,
+                value,
+                ..
+            } => {
+                walk(key, *key_id, out);
+                walk(value, *value_id, out);
+            }
+            other => {
+                let lengths = bound_lengths(other);
+                // Ids are small in practice; a huge one is left unchecked
+                // rather than allocating a table that large.
+                if let (false, Ok(id)) = (lengths == Lengths::Any, usize::try_from(id)) {
+                    if id < 1 << 20 {
+                        if out.len() <= id {
+                            out.resize(id + 1, None);
+                        }
+                        out[id] = Some((lengths, other.clone()));
+                    }
+                }
+            }
+        }
+    }
+    let schema = crate::spec::schema::Schema::parse(schema_json).map_err(|e| {
+        Error::InvalidData(format!(
+            "the manifest's schema metadata does not parse, so its bounds cannot be checked: {e}"
+        ))
+    })?;
     let mut out = Vec::new();
-    walk(&fields, &mut out);
-    Some(out)
+    walk(&Type::Struct(schema.fields.clone()), 0, &mut out);
+    Ok(out)
 }
 
 /// Refuses lower and upper bounds whose length does not fit their column's
 /// type: decoding them later would read out of bounds or misread them.
-fn check_bounds(array: &StructArray, widths: &[(u8, &'static str)]) -> Result<()> {
+fn check_bounds(array: &StructArray, rules: &[BoundRule]) -> Result<()> {
     let Some(data_file) = array.column_by_name("data_file").map(|c| c.as_struct()) else {
         return Ok(());
     };
@@ -473,14 +567,15 @@ fn check_bounds(array: &StructArray, widths: &[(u8, &'static str)]) -> Result<()
         let values = map.values().as_binary::<i32>();
         let offsets = values.value_offsets();
         for (i, key) in keys.values().iter().enumerate() {
-            let Some(&(width, type_name)) = usize::try_from(*key).ok().and_then(|k| widths.get(k))
+            let Some(Some((lengths, ty))) = usize::try_from(*key).ok().and_then(|k| rules.get(k))
             else {
                 continue;
             };
             let len = (offsets[i + 1] - offsets[i]) as usize;
-            if width != 0 && len != usize::from(width) && values.is_valid(i) {
+            if values.is_valid(i) && !lengths.allows(len) {
                 return Err(Error::InvalidData(format!(
-                    "{name} of field {key} ({type_name}) has {len} bytes, expected {width}"
+                    "{name} of field {key} ({ty}) has {len} bytes, expected {}",
+                    lengths.describe()
                 )));
             }
         }
@@ -503,5 +598,37 @@ pub fn require_field_ids(schema: &AvroSchema) -> Result<()> {
             f.name
         ))),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+
+    #[test]
+    fn bound_lengths_cover_every_type_and_promotion() {
+        let rules = bound_rules(
+            r#"{"type":"struct","fields":[
+                {"id":1,"name":"a","required":false,"type":"timestamp_ns"},
+                {"id":2,"name":"b","required":false,"type":"decimal(38, 0)"},
+                {"id":3,"name":"c","required":false,"type":{"type":"map","key-id":4,
+                  "key":"int","value-id":5,"value-required":false,"value":"fixed[40]"}},
+                {"id":6,"name":"d","required":false,"type":"string"}]}"#,
+        )
+        .unwrap();
+        let lengths = |id: usize| rules[id].as_ref().map(|(l, _)| *l);
+        assert!(lengths(1).unwrap().allows(8) && lengths(1).unwrap().allows(4));
+        assert!(!lengths(1).unwrap().allows(2));
+        assert_eq!(lengths(1).unwrap().describe(), "4 or 8");
+        assert!(lengths(2).unwrap().allows(16) && !lengths(2).unwrap().allows(17));
+        assert_eq!(lengths(2).unwrap().describe(), "1 to 16");
+        assert_eq!(lengths(4).unwrap().describe(), "4");
+        assert!(lengths(5).unwrap().allows(40) && !lengths(5).unwrap().allows(39));
+        // Variable-length columns are not checked.
+        assert!(rules.get(6).is_none_or(Option::is_none));
+        assert!(matches!(
+            bound_rules(r#"{"type":"struct","fields":[{"id":1,"name":"a","required":false,"type":"int128"}]}"#),
+            Err(Error::InvalidData(m)) if m.contains("int128")
+        ));
     }
 }

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Date32Type, Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type,
-    Time64MicrosecondType, TimestampMicrosecondType,
+    Time64MicrosecondType, TimestampMicrosecondType, TimestampNanosecondType,
 };
 use arrow_array::Array;
 use arrow_schema::{DataType, TimeUnit};
@@ -117,6 +117,18 @@ pub fn summarize(array: &dyn Array) -> Result<FieldSummary> {
             Ord::cmp,
             |v| v.to_le_bytes().to_vec(),
         ),
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => bounds(
+            array.as_primitive::<TimestampNanosecondType>().iter(),
+            no_nan,
+            Ord::cmp,
+            |v| v.to_le_bytes().to_vec(),
+        ),
+        // `unknown` (a partition field whose source column was dropped): only
+        // nulls, so no bounds.
+        DataType::Null => FieldSummary {
+            contains_null: !array.is_empty(),
+            ..FieldSummary::default()
+        },
         // total_cmp orders -0.0 before +0.0 (spec note 2 of "Manifest Lists":
         // a -0.0 value must not get a +0.0 lower bound); NaN is never a bound.
         DataType::Float32 => bounds(

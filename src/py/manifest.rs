@@ -6,8 +6,9 @@ use arrow_array::{RecordBatch, StructArray};
 use arrow_schema::{DataType, Schema};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use pyo3_arrow::{PySchema, PyTable};
+use pyo3_arrow::PyTable;
 
+use super::arrow;
 use super::errors::run;
 use crate::avro::columns::arrow_type;
 use crate::avro::Codec;
@@ -28,10 +29,7 @@ fn inherit(t: Option<InheritTuple>) -> Option<Inherit> {
 }
 
 fn table(py: Python<'_>, batch: RecordBatch) -> PyResult<Py<PyAny>> {
-    let schema = batch.schema();
-    Ok(PyTable::try_new(vec![batch], schema)?
-        .into_pyarrow(py)?
-        .unbind())
+    Ok(arrow::batch_table(py, batch)?.unbind())
 }
 
 fn threads_or_all(threads: usize) -> usize {
@@ -81,6 +79,15 @@ fn read_manifests(
     columns: Option<Vec<String>>,
     threads: usize,
 ) -> PyResult<Vec<Py<PyAny>>> {
+    // One inheritance per location: a shorter list would silently drop
+    // manifests, a longer one apply the wrong rows.
+    if locations.len() != inherits.len() {
+        return Err(super::errors::to_py(Error::InvalidValue(format!(
+            "read_manifests got {} locations but {} inheritance rows: one is needed per manifest",
+            locations.len(),
+            inherits.len()
+        ))));
+    }
     let items: Vec<(String, Option<Inherit>)> = locations
         .into_iter()
         .zip(inherits.into_iter().map(inherit))
@@ -109,7 +116,7 @@ fn tables(py: Python<'_>, batches: Vec<RecordBatch>) -> PyResult<Vec<Py<PyAny>>>
             continue;
         }
         let lengths: Vec<usize> = run.iter().map(RecordBatch::num_rows).collect();
-        let whole = PyTable::try_new(run, schema)?.into_pyarrow(py)?;
+        let whole = arrow::table(py, run, schema)?;
         let mut offset = 0;
         for length in lengths {
             out.push(whole.call_method1("slice", (offset, length))?.unbind());
@@ -220,14 +227,14 @@ fn manifest_entry_schema(
 ) -> PyResult<Py<PyAny>> {
     let partition = run(|| partition_type_for(spec_json, schema_json))?;
     let schema = schema_of(&Type::Struct(entry_read_fields(partition)))?;
-    Ok(PySchema::new(schema).into_pyarrow(py)?.unbind())
+    Ok(arrow::schema(py, schema)?.unbind())
 }
 
 /// The Arrow schema `read_manifest_list` produces.
 #[pyfunction]
 fn manifest_file_schema(py: Python<'_>) -> PyResult<Py<PyAny>> {
     let schema = schema_of(&Type::Struct(manifest_file_fields(None)))?;
-    Ok(PySchema::new(schema).into_pyarrow(py)?.unbind())
+    Ok(arrow::schema(py, schema)?.unbind())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

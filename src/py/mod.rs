@@ -5,11 +5,13 @@
 
 use pyo3::prelude::*;
 
+mod arrow;
 mod errors;
 mod expressions;
 mod expressions_test_hooks;
 mod manifest;
 mod scan;
+mod spec;
 mod transforms;
 mod values;
 
@@ -23,5 +25,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     values::register(m)?;
     expressions::register(m)?;
     expressions_test_hooks::register(m)?;
+    spec::register(m)?;
     Ok(())
 }

@@ -142,7 +142,7 @@ impl RawScan {
                 crate::scan::arrow_plan::plan_batch(&files)
             })
         })?;
-        batch_table(py, batch)
+        Ok(super::arrow::batch_table(py, batch)?.unbind())
     }
 
     /// Plans the snapshot whose manifest list is at `manifest_list`.
@@ -625,13 +625,6 @@ impl DataFile {
     }
 }
 
-fn batch_table(py: Python<'_>, batch: arrow_array::RecordBatch) -> PyResult<Py<PyAny>> {
-    let schema = batch.schema();
-    Ok(pyo3_arrow::PyTable::try_new(vec![batch], schema)?
-        .into_pyarrow(py)?
-        .unbind())
-}
-
 /// A FileScanTask read from Appendix C JSON text.
 #[pyfunction]
 fn file_scan_task_from_json(py: Python<'_>, text: &str) -> PyResult<FileScanTask> {
@@ -672,7 +665,7 @@ fn pythonize_json<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<B
 #[pyfunction]
 fn plan_arrow_schema(py: Python<'_>) -> PyResult<Py<PyAny>> {
     let schema = crate::scan::arrow_plan::plan_schema();
-    Ok(pyo3_arrow::PySchema::new(schema).into_pyarrow(py)?.unbind())
+    Ok(super::arrow::schema(py, schema)?.unbind())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

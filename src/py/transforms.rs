@@ -6,8 +6,8 @@ use arrow_array::ArrayRef;
 use arrow_schema::{Field, FieldRef};
 use pyo3::prelude::*;
 use pyo3_arrow::input::AnyArray;
-use pyo3_arrow::{PyArray, PyChunkedArray};
 
+use super::arrow;
 use super::errors::{run, to_py};
 use crate::transform::{kernels, Transform};
 use crate::types::PrimitiveType;
@@ -118,7 +118,7 @@ fn apply_transform(
             let output =
                 py.detach(|| run(|| kernels::apply_threaded(transform, &input, threads)))?;
             let field = output_field(&field, &output);
-            Ok(PyArray::new(output, field).to_pyarrow(py)?.unbind())
+            Ok(arrow::array(py, &output, field)?.unbind())
         }
         AnyArray::Stream(stream) => {
             let chunked = AnyArray::Stream(stream).into_chunked_array()?;
@@ -140,9 +140,7 @@ fn apply_transform(
                     output_field(&field, &empty)
                 }
             };
-            Ok(PyChunkedArray::try_new(outputs, out_field)?
-                .into_pyarrow(py)?
-                .unbind())
+            Ok(arrow::chunked_array(py, &outputs, out_field)?.unbind())
         }
     }
 }

@@ -244,8 +244,9 @@ fn literal_to_py<'py>(py: Python<'py>, value: &Literal) -> PyResult<Bound<'py, P
 /// `("int",)`, `("decimal", P, S)`, `("fixed", L)`,
 /// `("struct", ((id, name, required, type), ...))`,
 /// `("list", element_id, element_required, element)`,
-/// `("map", key_id, key, value_id, value_required, value)`.
-fn describe<'py>(py: Python<'py>, ty: &Type) -> PyResult<Bound<'py, PyAny>> {
+/// `("map", key_id, key, value_id, value_required, value)`,
+/// `("variant",)`, `("geometry", crs)`, `("geography", crs, algorithm)`.
+pub(super) fn describe<'py>(py: Python<'py>, ty: &Type) -> PyResult<Bound<'py, PyAny>> {
     match ty {
         Type::Primitive(PrimitiveType::Decimal { precision, scale }) => {
             ("decimal", precision, scale).into_bound_py_any(py)
@@ -287,8 +288,10 @@ fn describe<'py>(py: Python<'py>, ty: &Type) -> PyResult<Bound<'py, PyAny>> {
             describe(py, value)?,
         )
             .into_bound_py_any(py),
-        Type::Variant | Type::Geometry { .. } | Type::Geography { .. } => {
-            (ty.to_string(),).into_bound_py_any(py)
+        Type::Variant => ("variant",).into_bound_py_any(py),
+        Type::Geometry { crs } => ("geometry", crs.as_str()).into_bound_py_any(py),
+        Type::Geography { crs, algorithm } => {
+            ("geography", crs.as_str(), algorithm.as_str()).into_bound_py_any(py)
         }
     }
 }

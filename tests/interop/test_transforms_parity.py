@@ -19,6 +19,7 @@ import generators as gen
 import pyarrow as pa
 import pytest
 from frazil import transforms
+from frazil import values as fvalues
 from frazil.errors import InvalidValueError
 from java_referee import (
     JavaError,
@@ -482,3 +483,82 @@ def test_identity_and_void_match_java(
     void = _frazil("void", array)
     assert void.null_count == len(values)
     assert referee.transform("void", java_type, values) == [None] * len(values)
+
+
+# --- v3 nanosecond timestamps ---------------------------------------------------------
+
+NANOS_TYPES = [
+    ("timestamp_ns", pa.timestamp("ns")),
+    *[("timestamptz_ns", pa.timestamp("ns", tz)) for tz in TIMEZONES if tz],
+]
+
+
+def _nanos(rng: random.Random, n: int) -> list[int]:
+    """Nanosecond timestamps: every offset within a microsecond around 0 (where a floor
+    and a truncation differ), microsecond timestamps +-1 ns, and the whole long range."""
+    values = [*range(-2001, 2002), gen.LONG_MIN, gen.LONG_MAX, gen.LONG_MIN + 1, gen.LONG_MAX - 1]
+    # Microsecond timestamps whose nanoseconds fit a long (1677-09-21 to 2262-04-11).
+    for micro in gen.micros(rng, n // 2, gen.LONG_MIN // 1000 + 1, gen.LONG_MAX // 1000 - 1):
+        values += [micro * 1000 + d for d in (-1, 0, 1, 999)]
+    assert all(gen.LONG_MIN <= v <= gen.LONG_MAX for v in values)
+    while len(values) < 2 * n:
+        values.append(rng.randint(gen.LONG_MIN, gen.LONG_MAX))
+    return values
+
+
+def _java_tokens(answer: str, expected: int) -> list[int | None]:
+    """Java's newline-separated answers as ints (None for null); no value may fail."""
+    tokens = answer.split("\n") if expected else []
+    assert len(tokens) == expected
+    failed = [t for t in tokens if t.startswith("!")]
+    assert not failed, f"Java refused {len(failed)} values: {failed[:5]}"
+    return [None if t == "~" else int(t) for t in tokens]
+
+
+def _nanos_tokens(values: Sequence[int | None]) -> str:
+    # The token of a timestamp_ns value is its nanoseconds (Referee.java's header).
+    return "\n".join("~" if v is None else str(v) for v in values)
+
+
+@pytest.mark.parametrize("n", BUCKETS)
+def test_bucket_of_nanosecond_timestamps_matches_java(referee: Referee, n: int) -> None:
+    # Java's BucketTimestampNano hashes floorDiv(nanos, 1000): the bucket of the
+    # microsecond timestamp that holds the value, before 1970 too.
+    values = _with_nulls(_nanos(_seed("nanos"), N))
+    for type_string, arrow_type in NANOS_TYPES:
+        answer = referee._cls.transform(f"bucket[{n}]", type_string, _nanos_tokens(values))
+        java = _java_tokens(str(answer), len(values))
+        array = pa.array(values, pa.int64()).cast(arrow_type)
+        got = _frazil(f"bucket[{n}]", array)
+        assert got.type == pa.int32()
+        assert got.to_pylist() == java, type_string
+        floored = [None if v is None else v // 1000 for v in values]
+        as_micros = _frazil(f"bucket[{n}]", pa.array(floored, pa.int64()).cast(pa.timestamp("us")))
+        assert as_micros.to_pylist() == java
+
+
+def test_hash_of_nanosecond_timestamps_matches_java(referee: Referee) -> None:
+    # frazil.values.hash takes int nanoseconds for the v3 types (see frazil.values).
+    values = _nanos(_seed("nanos hash"), N // 3)
+    for type_string in ("timestamp_ns", "timestamptz_ns"):
+        java = _java_tokens(str(referee._cls.hash(type_string, _nanos_tokens(values))), len(values))
+        assert [fvalues.hash(type_string, v) for v in values] == java
+
+
+@pytest.mark.parametrize("transform", TEMPORAL)
+def test_temporal_transforms_of_nanosecond_timestamps_match_java(
+    referee: Referee, transform: str
+) -> None:
+    values = _with_nulls(_nanos(_seed("nanos temporal"), N))
+    if transform == "hour":
+        # Hours of the whole long range of nanoseconds fit in an int.
+        assert (gen.LONG_MIN // 1000) // gen.MICROS_PER_HOUR >= gen.INT_MIN
+    for type_string, arrow_type in NANOS_TYPES[:2]:
+        answer = referee._cls.transform(transform, type_string, _nanos_tokens(values))
+        java = _java_tokens(str(answer), len(values))
+        got = _frazil(transform, pa.array(values, pa.int64()).cast(arrow_type)).to_pylist()
+        assert got == java, type_string
+        spec = [
+            None if v is None else spec_temporal(transform, v // 1000, "timestamp") for v in values
+        ]
+        assert got == spec

@@ -484,3 +484,135 @@ def test_decimal_partition_summary_uses_minimal_bytes(tmp_path: Path) -> None:
     row = m.write_manifest(tmp_path / "d.avro", entries, schema=schema, spec=spec)
     assert row["partitions"][0]["lower_bound"] == b"\x80"
     assert row["partitions"][0]["upper_bound"] == b"\x7f"
+
+
+def test_null_sequence_number_in_a_v2_list_row_is_refused(tmp_path: Path) -> None:
+    # A v1 manifest-list row has no sequence_number (its manifests are sequence 0); a v2+
+    # row with a null one is invalid. Inheriting 0 for it would make every ADDED entry
+    # look older than the deletes that apply to it.
+    schema, spec = schema_and_spec([])
+    path = tmp_path / "m.avro"
+    m.write_manifest(
+        path, [{"status": 1, "data_file": data_file("a", {})}], schema=schema, spec=spec
+    )
+    v1_row = {"manifest_path": str(path), "added_snapshot_id": 4}
+    table = m.read_manifest(path, manifest_file=v1_row)
+    assert table.column("sequence_number").to_pylist() == [0]
+    bad_row = {"manifest_path": str(path), "added_snapshot_id": 4, "sequence_number": None}
+    with pytest.raises(InvalidDataError, match=r"m\.avro.*null sequence_number"):
+        m.read_manifest(path, manifest_file=bad_row)
+    with pytest.raises(InvalidDataError, match="null sequence_number"):
+        m.read_manifests([v1_row, bad_row])
+    listing = pa.Table.from_pylist(
+        [bad_row],
+        schema=pa.schema(
+            [
+                ("manifest_path", pa.string()),
+                ("added_snapshot_id", pa.int64()),
+                ("sequence_number", pa.int64()),
+            ]
+        ),
+    )
+    with pytest.raises(InvalidDataError, match="null sequence_number"):
+        m.read_manifests(listing)
+
+
+def test_native_read_manifests_refuses_lists_of_different_lengths(tmp_path: Path) -> None:
+    from frazil import _native
+    from frazil.errors import InvalidValueError
+
+    schema, spec = schema_and_spec([])
+    path = tmp_path / "m.avro"
+    m.write_manifest(
+        path, [{"status": 1, "data_file": data_file("a", {})}], schema=schema, spec=spec
+    )
+    with pytest.raises(InvalidValueError, match="2 locations but 1 inheritance"):
+        _native.read_manifests([str(path), str(path)], [None], None, 1)
+    with pytest.raises(InvalidValueError, match="1 locations but 2 inheritance"):
+        _native.read_manifests([str(path)], [None, (1, 2, None)], None, 1)
+    assert len(_native.read_manifests([str(path)], [(1, 2, None)], None, 1)) == 1
+
+
+BOUNDS_SCHEMA = {
+    "type": "struct",
+    "schema-id": 0,
+    "fields": [
+        {"id": 1, "name": "l", "required": False, "type": "long"},
+        {"id": 2, "name": "dbl", "required": False, "type": "double"},
+        {"id": 3, "name": "ts", "required": False, "type": "timestamp"},
+        {"id": 4, "name": "ns", "required": False, "type": "timestamp_ns"},
+        {"id": 5, "name": "nstz", "required": False, "type": "timestamptz_ns"},
+        {"id": 6, "name": "dec", "required": False, "type": "decimal(9, 2)"},
+        {"id": 7, "name": "fx", "required": False, "type": "fixed[3]"},
+        {"id": 8, "name": "u", "required": False, "type": "unknown"},
+        {"id": 9, "name": "i", "required": False, "type": "int"},
+        {
+            "id": 10,
+            "name": "s",
+            "required": False,
+            "type": {
+                "type": "struct",
+                "fields": [{"id": 11, "name": "x", "required": False, "type": "long"}],
+            },
+        },
+        {
+            "id": 12,
+            "name": "xs",
+            "required": False,
+            "type": {"type": "list", "element-id": 13, "element-required": False, "element": "int"},
+        },
+        {"id": 14, "name": "str", "required": False, "type": "string"},
+    ],
+}
+GOOD_BOUNDS = [
+    (1, b"\x01" * 4),  # long from an int column (promoted)
+    (1, b"\x01" * 8),
+    (2, b"\x01" * 4),  # double from a float column
+    (3, b"\x01" * 4),  # v3: timestamp from a date column
+    (4, b"\x01" * 8),
+    (4, b"\x01" * 4),  # v3: timestamp_ns from a date column
+    (5, b"\x01" * 8),
+    (6, b"\x01"),
+    (6, b"\x01" * 4),  # decimal(9, 2): 1 to 4 bytes
+    (7, b"abc"),
+    (9, b"\x01" * 4),
+    (11, b"\x01" * 8),
+    (13, b"\x01" * 4),
+    (14, b"any length at all"),
+]
+
+
+@pytest.mark.parametrize(
+    ("bound", "message"),
+    [
+        ((4, b"\x01" * 7), r"field 4 \(timestamp_ns\) has 7 bytes, expected 4 or 8"),
+        ((5, b"\x01" * 16), r"field 5 \(timestamptz_ns\) has 16 bytes, expected 4 or 8"),
+        ((6, b"\x01" * 5), r"field 6 \(decimal\(9, 2\)\) has 5 bytes, expected 1 to 4"),
+        ((6, b""), r"field 6 .* has 0 bytes"),
+        ((7, b"abcd"), r"field 7 \(fixed\[3\]\) has 4 bytes, expected 3"),
+        ((8, b"\x01"), r"field 8 \(unknown\) has 1 bytes, expected none"),
+        ((9, b"\x01" * 8), r"field 9 \(int\) has 8 bytes, expected 4"),
+        ((11, b"\x01" * 3), r"field 11 \(long\) has 3 bytes"),
+        ((13, b"\x01" * 2), r"field 13 \(int\) has 2 bytes"),
+        ((3, b"\x01" * 2), r"field 3 \(timestamp\) has 2 bytes, expected 4 or 8"),
+    ],
+)
+def test_bounds_of_every_width_are_checked(
+    tmp_path: Path, bound: tuple[int, bytes], message: str
+) -> None:
+    spec: dict[str, Any] = {"spec-id": 0, "fields": []}
+    path = tmp_path / "m.avro"
+
+    def write(bounds: list[tuple[int, bytes]], name: str = "lower_bounds") -> None:
+        entry = {"status": 1, "data_file": {**data_file("a", {}), name: bounds}}
+        m.write_manifest(
+            path, [entry], schema=BOUNDS_SCHEMA, spec=spec, format_version=3, snapshot_id=1
+        )
+
+    write(GOOD_BOUNDS)
+    (row,) = m.read_manifest(path).to_pylist()
+    assert row["data_file"]["lower_bounds"] == GOOD_BOUNDS
+    for name in ("lower_bounds", "upper_bounds"):
+        write([*GOOD_BOUNDS, bound], name)
+        with pytest.raises(InvalidDataError, match=f"{name} of {message}"):
+            m.read_manifest(path)

@@ -332,6 +332,8 @@ def test_bounds_of_promoted_columns() -> None:
     # Bounds written while a long column was an int, or a double a float (spec: Schema Evolution).
     assert values.from_bytes("long", struct.pack("<i", -5)) == -5
     assert values.from_bytes("double", struct.pack("<f", 1.5)) == 1.5
+    # v3: a date promoted to a timestamp keeps 4-byte day bounds, read as midnight.
+    assert values.from_bytes("timestamp", struct.pack("<i", -1)) == dt.datetime(1969, 12, 31)
 
 
 def test_boolean_reads_any_non_zero_byte_as_true() -> None:
@@ -625,7 +627,8 @@ REFUSED_BYTES = [
     ("double", b"\x00" * 5),
     ("date", b"\x00" * 8),
     ("time", b"\x00" * 4),
-    ("timestamp", b"\x00" * 4),
+    ("timestamp", b"\x00" * 5),
+    ("timestamp_ns", b"\x00" * 7),
     ("uuid", b"\x00" * 15),
     ("fixed[4]", b"\x00" * 5),
     ("decimal(9,2)", b""),
@@ -725,3 +728,81 @@ def test_none_and_wrong_containers() -> None:
         values.to_json(map_type, {"a": "1"})
     with pytest.raises(InvalidValueError):
         values.from_json(map_type, {"keys": ["a", "a"], "values": [1, 2]})
+
+
+# --- v3 nanosecond timestamps: int nanoseconds (or datetime) in, int nanoseconds out ----
+
+NS = 1_510_871_468_123_456_789  # 2017-11-16T22:31:08.123456789
+
+
+def test_nanosecond_timestamps_examples() -> None:
+    assert values.to_bytes("timestamp_ns", NS) == struct.pack("<q", NS)
+    assert values.from_bytes("timestamp_ns", struct.pack("<q", NS)) == NS
+    assert values.from_bytes("timestamptz_ns", struct.pack("<q", -1)) == -1
+    assert values.to_json("timestamp_ns", NS) == "2017-11-16T22:31:08.123456789"
+    assert values.to_json("timestamptz_ns", NS) == "2017-11-16T22:31:08.123456789+00:00"
+    assert values.from_json("timestamp_ns", "2017-11-16T22:31:08.123456789") == NS
+    # Appendix D: timestamptz values are written in UTC; Java refuses other offsets.
+    assert values.from_json("timestamptz_ns", "2017-11-16T22:31:08.123456789+00:00") == NS
+    with pytest.raises(InvalidValueError, match="UTC"):
+        values.from_json("timestamptz_ns", "2017-11-16T23:31:08.123456789+01:00")
+    # A date bound written before a v3 date -> timestamp_ns promotion: midnight.
+    assert values.from_bytes("timestamp_ns", struct.pack("<i", 1)) == 86_400 * 10**9
+    # Appendix B: the hash of the microseconds, floored.
+    micros = values.hash("timestamp", dt.datetime(2017, 11, 16, 22, 31, 8, 123456))
+    assert values.hash("timestamp_ns", NS) == values.hash("timestamptz_ns", NS) == micros
+    assert values.hash("timestamp_ns", -1) == values.hash("long", -1)
+
+
+def test_nanosecond_timestamps_from_datetimes() -> None:
+    naive = dt.datetime(2017, 11, 16, 22, 31, 8, 123456)
+    aware = dt.datetime(2017, 11, 16, 23, 31, 8, 123456, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+    assert values.to_bytes("timestamp_ns", naive) == struct.pack("<q", NS - 789)
+    assert values.to_json("timestamptz_ns", aware) == "2017-11-16T22:31:08.123456+00:00"
+    assert values.hash("timestamptz_ns", aware) == values.hash("timestamptz_ns", NS - 789)
+    before = dt.datetime(1969, 12, 31, 23, 59, 59, 999999)
+    assert values.to_bytes("timestamp_ns", before) == struct.pack("<q", -1000)
+
+    class WithNanos(dt.datetime):
+        """A datetime that holds nanoseconds too, as pandas.Timestamp does."""
+
+        nanosecond = 789
+
+    assert values.to_json("timestamp_ns", WithNanos(2017, 11, 16, 22, 31, 8, 123456)) == (
+        "2017-11-16T22:31:08.123456789"
+    )
+
+
+@pytest.mark.parametrize(
+    ("type_", "value", "error"),
+    [
+        ("timestamp_ns", dt.datetime(2017, 1, 1, tzinfo=dt.timezone.utc), FrazilTypeError),
+        ("timestamptz_ns", dt.datetime(2017, 1, 1), FrazilTypeError),
+        ("timestamp_ns", dt.date(2017, 1, 1), FrazilTypeError),
+        ("timestamp_ns", 1.5, FrazilTypeError),
+        ("timestamp_ns", True, FrazilTypeError),
+        ("timestamp_ns", "2017-01-01", FrazilTypeError),
+        ("timestamp_ns", 2**63, InvalidValueError),
+        ("timestamptz_ns", -(2**63) - 1, InvalidValueError),
+        ("unknown", 1, InvalidValueError),
+        ("variant", 1, UnknownTypeError),
+        ("geometry", b"", UnknownTypeError),
+    ],
+)
+def test_refused_nanosecond_and_v3_values(type_: str, value: Any, error: type[Exception]) -> None:
+    for call in (values.to_bytes, values.to_json, values.hash):
+        with pytest.raises(error):
+            call(type_, value)
+
+
+@given(st.integers(-(2**63), 2**63 - 1))
+def test_nanosecond_timestamps_round_trip(ns: int) -> None:
+    for type_ in ("timestamp_ns", "timestamptz_ns"):
+        assert values.from_bytes(type_, values.to_bytes(type_, ns)) == ns
+        assert values.from_json(type_, values.to_json(type_, ns)) == ns
+        assert values.hash(type_, ns) == values.hash("long", ns // 1000)
+
+
+def test_unknown_is_always_null() -> None:
+    assert values.to_json("unknown", None) is None
+    assert values.from_json("unknown", None) is None

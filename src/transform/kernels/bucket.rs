@@ -10,7 +10,8 @@ use arrow_array::types::{
 use arrow_array::types::{
     Date32Type, Decimal128Type, Decimal32Type, Decimal64Type, Int16Type, Int32Type, Int64Type,
     Int8Type, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampSecondType,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType,
 };
 use arrow_array::{
     Array, ArrayRef, ArrowPrimitiveType, FixedSizeBinaryArray, GenericByteArray,
@@ -85,6 +86,12 @@ pub(super) fn bucket(array: &dyn Array, n: u32) -> Result<ArrayRef> {
         DataType::Timestamp(TimeUnit::Second, _) => {
             scaled_timestamps::<TimestampSecondType>(array, 1_000_000, n)?
         }
+        // timestamp_ns and timestamptz_ns (v3): Java hashes the microseconds,
+        // floored (BucketTimestampNano: hashLong(floorDiv(nanos, 1000))), so
+        // a value lands in the bucket of its microsecond timestamp.
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+            primitive::<TimestampNanosecondType>(array, n, |v| hash_long(v.div_euclid(1_000)))?
+        }
         // Decimal32 and Decimal64 hold decimals of a smaller precision; the
         // hash depends only on the unscaled value (Appendix B note 2).
         DataType::Decimal32(_, _) => {
@@ -103,9 +110,9 @@ pub(super) fn bucket(array: &dyn Array, n: u32) -> Result<ArrayRef> {
         // fixed(L), and uuid (FixedSizeBinary(16), also the storage of the
         // arrow.uuid extension type): the bytes as stored, big-endian for uuid.
         DataType::FixedSizeBinary(_) => fixed(array, b)?,
-        // Timestamp(Nanosecond), Time64(Nanosecond): no Iceberg type here hashes
-        // them, and converting to microseconds would drop digits. Boolean,
-        // float and double are not valid for bucketing (Appendix B).
+        // Time64(Nanosecond): Iceberg's time is in microseconds, and
+        // converting would drop digits. Boolean, float and double are not
+        // valid for bucketing (Appendix B).
         other => return Err(unsupported(transform, other)),
     };
     Ok(Arc::new(Int32Array::new(

@@ -10,6 +10,7 @@
  *   int, date         decimal int (days from 1970-01-01 for date)
  *   long, time,       decimal long (microseconds)
  *   timestamp(tz)
+ *   timestamp(tz)_ns  decimal long (nanoseconds, v3)
  *   float, double     raw IEEE 754 bits as a decimal int / long (keeps NaN payloads, -0.0)
  *   decimal(P,S)      unscaled value as a decimal integer (the scale is the type's)
  *   string            UTF-8 bytes as lowercase hex (no escaping worries on the bridge)
@@ -40,6 +41,7 @@ import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.BucketUtil;
+import org.apache.iceberg.util.DateTimeUtil;
 import org.apache.iceberg.util.SerializableFunction;
 
 public final class Referee {
@@ -121,6 +123,9 @@ public final class Referee {
       case TIME:
       case TIMESTAMP:
         return BucketUtil.hash((long) (Long) value);
+      case TIMESTAMP_NANO:
+        // As Bucket's BucketTimestampNano: the microseconds, floored.
+        return BucketUtil.hash(DateTimeUtil.nanosToMicros((Long) value));
       case FLOAT:
         return BucketUtil.hash((float) (Float) value);
       case DOUBLE:
@@ -176,6 +181,7 @@ public final class Referee {
       case LONG:
       case TIME:
       case TIMESTAMP:
+      case TIMESTAMP_NANO:
         return Long.valueOf(token);
       case FLOAT:
         return Float.intBitsToFloat(Integer.parseInt(token));
@@ -206,6 +212,7 @@ public final class Referee {
       case LONG:
       case TIME:
       case TIMESTAMP:
+      case TIMESTAMP_NANO:
         return value.toString();
       case FLOAT:
         return Integer.toString(Float.floatToRawIntBits((Float) value));

@@ -133,7 +133,9 @@ def default_for(t: IcebergType) -> st.SearchStrategy[Any]:
         return timestamps.map(lambda v: v.isoformat(timespec="microseconds") + "+00:00")
     if isinstance(t, (TimestampNanoType, TimestamptzNanoType)):
         zone = "+00:00" if isinstance(t, TimestamptzNanoType) else ""
-        return st.tuples(timestamps, st.integers(0, 999)).map(
+        # Nanoseconds from 1970 in a long: 1677-09-21 to 2262-04-11.
+        nano_range = st.datetimes(dt.datetime(1677, 9, 22), dt.datetime(2262, 4, 10))
+        return st.tuples(nano_range, st.integers(0, 999)).map(
             lambda v: v[0].isoformat(timespec="microseconds") + f"{v[1]:03d}{zone}"
         )
     if isinstance(t, StringType):

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 from frazil import Schema
-from frazil.errors import InvalidSchemaError, UnknownFieldError, UnknownTypeError
+from frazil.errors import InvalidSchemaError, UnknownFieldError
 from frazil.schema import MAX_FIELD_ID
 from frazil.types import (
     DateType,
@@ -24,6 +24,7 @@ from frazil.types import (
     StringType,
     StructType,
     TimestampNanoType,
+    TimestamptzNanoType,
     UnknownType,
     UUIDType,
     VariantType,
@@ -275,12 +276,24 @@ def test_invalid_default_values_are_refused(field_type: IcebergType, raw: object
         )
 
 
-def test_defaults_of_types_frazil_values_cannot_decode_are_kept() -> None:
-    # frazil.values has no nanosecond timestamps yet: such a default is kept as read and
-    # refused only when decoded.
+def test_nanosecond_timestamp_defaults_are_checked() -> None:
+    # v3 nanosecond defaults decode (to int nanoseconds: datetime holds microseconds
+    # only) and a malformed one is refused when the schema is built.
     schema = Schema(
-        optional(1, "t", TimestampNanoType(), initial_default="2017-11-16T22:31:08.123456789")
+        optional(1, "t", TimestampNanoType(), initial_default="2017-11-16T22:31:08.123456789"),
+        optional(
+            2,
+            "tz",
+            TimestamptzNanoType(),
+            write_default="2017-11-16T22:31:08.123456789+00:00",
+        ),
     )
     assert schema.field(1).initial_default == "2017-11-16T22:31:08.123456789"
-    with pytest.raises(UnknownTypeError, match="does not support type timestamp_ns"):
-        schema.field(1).initial_default_value()
+    assert schema.field(1).initial_default_value() == 1_510_871_468_123_456_789
+    assert schema.field(2).write_default_value() == 1_510_871_468_123_456_789
+    for bad in ("2017-11-16T22:31:08.1234567891", "2017-13-16T22:31:08", 5):
+        with pytest.raises(InvalidSchemaError, match="invalid initial-default"):
+            Schema(optional(1, "t", TimestampNanoType(), initial_default=bad))
+    with pytest.raises(InvalidSchemaError, match="invalid initial-default"):
+        # timestamptz_ns needs a zone offset.
+        Schema(optional(1, "t", TimestamptzNanoType(), initial_default="2017-11-16T22:31:08"))

@@ -162,7 +162,6 @@ fn bucket_refuses_what_appendix_b_does_not_hash() {
         Arc::new(Float64Array::from(vec![1.0])),
         Arc::new(Float32Array::from(vec![1.0])),
         Arc::new(BooleanArray::from(vec![true])),
-        Arc::new(TimestampNanosecondArray::from(vec![1])),
         Arc::new(Time64NanosecondArray::from(vec![1])),
         Arc::new(NullArray::new(2)),
     ];
@@ -181,6 +180,39 @@ fn bucket_refuses_what_appendix_b_does_not_hash() {
             }
             other => panic!("{other:?}"),
         }
+    }
+}
+
+#[test]
+fn bucket_timestamp_ns_hashes_the_floored_microseconds() {
+    // Java's BucketTimestampNano: hashLong(floorDiv(nanos, 1000)). The
+    // Appendix B timestamp and every nanosecond of its microsecond agree.
+    let of = |hash: i32, n: i32| Some((hash & i32::MAX) % n);
+    for n in [1u32, 16, 1000] {
+        let nanos = TS_MICROS * 1000;
+        for v in [nanos, nanos + 1, nanos + 999] {
+            let ns = TimestampNanosecondArray::from(vec![v]);
+            assert_eq!(bucket(n, &ns), vec![of(-2047944441, n as i32)]);
+            let nstz = ns.with_timezone("+05:30");
+            assert_eq!(bucket(n, &nstz), vec![of(-2047944441, n as i32)]);
+        }
+    }
+    // Before 1970 the floor is one microsecond earlier than truncation.
+    let before = TimestampNanosecondArray::from(vec![-1, -999, -1000, -1001, i64::MIN, i64::MAX]);
+    let micros = Int64Array::from(vec![-1, -1, -1, -2, i64::MIN / 1000 - 1, i64::MAX / 1000]);
+    assert_eq!(bucket(97, &before), bucket(97, &micros));
+    let nulls = TimestampNanosecondArray::from(vec![Some(5), None]);
+    assert_eq!(bucket(4, &nulls)[1], None);
+}
+
+proptest! {
+    #[test]
+    fn timestamp_ns_buckets_as_floored_micros(values in proptest::collection::vec(any::<i64>(), 0..40), n in 1u32..=i32::MAX as u32) {
+        let micros: Vec<i64> = values.iter().map(|v| v.div_euclid(1000)).collect();
+        prop_assert_eq!(
+            bucket(n, &TimestampNanosecondArray::from(values)),
+            bucket(n, &TimestampMicrosecondArray::from(micros))
+        );
     }
 }
 

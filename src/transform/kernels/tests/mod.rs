@@ -218,6 +218,10 @@ fn threads_give_the_single_threaded_result() {
             Arc::new(TimestampSecondArray::from(longs.clone())),
         ),
         (
+            Transform::Bucket(13),
+            Arc::new(TimestampNanosecondArray::from(longs.clone())),
+        ),
+        (
             Transform::Month,
             Arc::new(Date32Array::from_iter(
                 (0..n as i32).map(|i| Some(i * 37 - 4_000_000)),

@@ -580,7 +580,6 @@ impl DataFile {
         };
         let dict = PyDict::new(py);
         let from_bytes = py.import("frazil.values")?.getattr("from_bytes")?;
-        let parse_type = py.import("frazil.types")?.getattr("parse_type")?;
         for (i, field) in fields.iter().enumerate() {
             let value = match field.field_type.as_primitive() {
                 None => None,
@@ -590,10 +589,9 @@ impl DataFile {
             };
             let value = match value {
                 None => py.None().into_bound(py),
-                Some(datum) => from_bytes.call1((
-                    parse_type.call1((datum.ty.to_string(),))?,
-                    PyBytes::new(py, &datum.to_bytes()),
-                ))?,
+                Some(datum) => {
+                    from_bytes.call1((datum.ty.to_string(), PyBytes::new(py, &datum.to_bytes())))?
+                }
             };
             dict.set_item(&field.name, value)?;
         }

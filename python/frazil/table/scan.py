@@ -33,6 +33,7 @@ from frazil import _native
 from frazil.errors import FrazilTypeError, NotFoundError, ValidationError
 from frazil.schema import Schema
 from frazil.snapshots import MAIN_BRANCH, Snapshot
+from frazil.table._table import timestamp_ms
 
 if TYPE_CHECKING:
     from frazil.expressions import Expression
@@ -62,6 +63,11 @@ def _as_int(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or number < minimum:
         raise ValidationError(f"option {name!r} must be an integer >= {minimum}, got {value!r}")
     return number
+
+
+def _describe_ms(ms: int) -> str:
+    when = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(milliseconds=ms)
+    return f"{ms} ms ({when.isoformat()})"
 
 
 def _expression(row_filter: Expression | str | None) -> Expression:
@@ -182,8 +188,12 @@ class DataScan:
             if snapshot is None:
                 first = min((e.timestamp_ms for e in table.history()), default=None)
                 raise ValidationError(
-                    f"no snapshot was current at {self.as_of!r}"
-                    + (f": the first is from {first} ms" if first is not None else "")
+                    f"no snapshot was current at {_describe_ms(timestamp_ms(self.as_of))}"
+                    + (
+                        f": the first snapshot is from {_describe_ms(first)}"
+                        if first is not None
+                        else ": the table has no snapshot history"
+                    )
                 )
             return snapshot
         return table.current_snapshot()

@@ -299,8 +299,7 @@ fn read_manifest_inner(
         wants_first_row_id,
         partition_type.map(|t| format!("{t:?}")),
     );
-    let prepared =
-        PREPARED.get_or_try_insert(key, |key| prepare(key, &header, partition_type))?;
+    let prepared = PREPARED.get_or_try_insert(key, |key| prepare(key, &header, partition_type))?;
     let array = avro::read_with_plan(data, &header, &prepared.plan)?;
     let array = apply_defaults(array, inherit)?;
     if let Some(rules) = &prepared.bounds {

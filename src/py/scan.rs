@@ -481,7 +481,10 @@ impl DataFile {
     /// None for a file read from task JSON (Appendix C carries none).
     #[getter]
     fn data_sequence_number(&self) -> Option<i64> {
-        opt_i64(&Some(self.file.manifest.sequence_number.clone()), self.row())
+        opt_i64(
+            &Some(self.file.manifest.sequence_number.clone()),
+            self.row(),
+        )
     }
 
     #[getter]
@@ -501,12 +504,20 @@ impl DataFile {
 
     #[getter]
     fn null_value_counts<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        long_map(py, self.stats(&self.file.manifest.null_value_counts), self.row())
+        long_map(
+            py,
+            self.stats(&self.file.manifest.null_value_counts),
+            self.row(),
+        )
     }
 
     #[getter]
     fn nan_value_counts<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        long_map(py, self.stats(&self.file.manifest.nan_value_counts), self.row())
+        long_map(
+            py,
+            self.stats(&self.file.manifest.nan_value_counts),
+            self.row(),
+        )
     }
 
     #[getter]
@@ -545,7 +556,9 @@ impl DataFile {
     #[getter]
     fn sort_order_id(&self) -> Option<i32> {
         let column = self.file.manifest.sort_order_id.as_ref()?;
-        column.is_valid(self.row()).then(|| column.value(self.row()))
+        column
+            .is_valid(self.row())
+            .then(|| column.value(self.row()))
     }
 
     #[getter]

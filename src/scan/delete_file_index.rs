@@ -49,7 +49,7 @@ impl<T> Sorted<T> {
     }
 
     /// The files whose sequence number is `>= seq`.
-    fn from_seq(&self, seq: i64) -> &[T] {
+    fn applying_to(&self, seq: i64) -> &[T] {
         let start = self.seqs.partition_point(|&s| s < seq);
         &self.files[start..]
     }
@@ -94,8 +94,7 @@ impl DeleteFileIndex {
     /// Indexes the live delete files `files` (already filtered by the scan).
     pub fn build(files: Vec<FileRef>, schema: &Schema) -> Result<Self> {
         let mut global = Vec::new();
-        let mut eq_by_partition: HashMap<PartitionKey, Vec<(i64, EqualityDelete)>> =
-            HashMap::new();
+        let mut eq_by_partition: HashMap<PartitionKey, Vec<(i64, EqualityDelete)>> = HashMap::new();
         let mut pos_by_partition: HashMap<PartitionKey, Vec<(i64, FileRef)>> = HashMap::new();
         let mut pos_by_path: HashMap<String, Vec<(i64, FileRef)>> = HashMap::new();
         let mut dv_by_path: HashMap<String, FileRef> = HashMap::new();
@@ -103,9 +102,8 @@ impl DeleteFileIndex {
             let manifest = file.manifest.clone();
             let row = file.row();
             let seq = manifest.data_sequence_number(row)?;
-            let key = || -> PartitionKey {
-                (manifest.spec.spec_id, manifest.partition_key(row).into())
-            };
+            let key =
+                || -> PartitionKey { (manifest.spec.spec_id, manifest.partition_key(row).into()) };
             match manifest.content(row)? {
                 Content::Data => {
                     return Err(Error::InvalidData(format!(
@@ -146,7 +144,10 @@ impl DeleteFileIndex {
                     if manifest.spec.is_unpartitioned() {
                         global.push((apply, delete));
                     } else {
-                        eq_by_partition.entry(key()).or_default().push((apply, delete));
+                        eq_by_partition
+                            .entry(key())
+                            .or_default()
+                            .push((apply, delete));
                     }
                 }
             }
@@ -202,13 +203,13 @@ impl DeleteFileIndex {
             .then(|| (manifest.spec.spec_id, manifest.partition_key(row).into()));
         let mut out = Vec::new();
         let stats = DataStats { manifest, row };
-        for delete in self.global.from_seq(seq) {
+        for delete in self.global.applying_to(seq) {
             if can_contain_eq_deletes(&stats, delete)? {
                 out.push(delete.file.clone());
             }
         }
         if let Some(group) = key.as_ref().and_then(|k| self.eq_by_partition.get(k)) {
-            for delete in group.from_seq(seq) {
+            for delete in group.applying_to(seq) {
                 if can_contain_eq_deletes(&stats, delete)? {
                     out.push(delete.file.clone());
                 }
@@ -227,10 +228,10 @@ impl DeleteFileIndex {
             return Ok(out);
         }
         if let Some(group) = key.as_ref().and_then(|k| self.pos_by_partition.get(k)) {
-            out.extend(group.from_seq(seq).iter().cloned());
+            out.extend(group.applying_to(seq).iter().cloned());
         }
         if let Some(group) = self.pos_by_path.get(path) {
-            out.extend(group.from_seq(seq).iter().cloned());
+            out.extend(group.applying_to(seq).iter().cloned());
         }
         Ok(out)
     }
@@ -258,8 +259,7 @@ fn equality_delete(file: FileRef, schema: &Schema) -> Result<EqualityDelete> {
         let field = schema.field(id);
         let ty = field.and_then(|f| f.field_type.as_primitive());
         let bound = |map: &Option<super::files::MetricMap>| -> Result<Option<Datum>> {
-            let (Some(ty), Some(bytes)) = (ty, map.as_ref().and_then(|m| m.bytes(row, id)))
-            else {
+            let (Some(ty), Some(bytes)) = (ty, map.as_ref().and_then(|m| m.bytes(row, id))) else {
                 return Ok(None);
             };
             Datum::from_bytes(ty, bytes).map(Some).map_err(|e| {

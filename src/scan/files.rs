@@ -158,7 +158,9 @@ pub struct ManifestData {
 
 fn child<'a>(array: &'a StructArray, name: &str, manifest: &str) -> Result<&'a ArrayRef> {
     array.column_by_name(name).ok_or_else(|| {
-        Error::Internal(format!("manifest {manifest}: column {name} was not decoded"))
+        Error::Internal(format!(
+            "manifest {manifest}: column {name} was not decoded"
+        ))
     })
 }
 
@@ -209,7 +211,9 @@ impl ManifestData {
                 .map(|c| c.as_primitive::<Int64Type>().clone()),
             sequence_number,
             content: opt_i32("content"),
-            file_path: child(&data_file, "file_path", p)?.as_string::<i32>().clone(),
+            file_path: child(&data_file, "file_path", p)?
+                .as_string::<i32>()
+                .clone(),
             file_format: child(&data_file, "file_format", p)?
                 .as_string::<i32>()
                 .clone(),
@@ -309,7 +313,12 @@ impl ManifestData {
         if list.is_null(row) {
             return None;
         }
-        Some(list.value(row).as_primitive::<Int64Type>().values().to_vec())
+        Some(
+            list.value(row)
+                .as_primitive::<Int64Type>()
+                .values()
+                .to_vec(),
+        )
     }
 
     /// A file-scoped position delete file names its data file by
@@ -319,8 +328,14 @@ impl ManifestData {
         if let Some(path) = self.referenced_data_file(row) {
             return Some(path);
         }
-        let lower = self.lower_bounds.as_ref()?.bytes(row, DELETE_FILE_PATH_ID)?;
-        let upper = self.upper_bounds.as_ref()?.bytes(row, DELETE_FILE_PATH_ID)?;
+        let lower = self
+            .lower_bounds
+            .as_ref()?
+            .bytes(row, DELETE_FILE_PATH_ID)?;
+        let upper = self
+            .upper_bounds
+            .as_ref()?
+            .bytes(row, DELETE_FILE_PATH_ID)?;
         if lower == upper {
             std::str::from_utf8(lower).ok()
         } else {

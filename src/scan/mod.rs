@@ -2,10 +2,10 @@
 //! "File Scan Task Serialization"): which data files a scan of a snapshot
 //! reads, with which delete files and residual filters.
 
+pub mod arrow_plan;
 pub mod delete_file_index;
 pub mod evaluate;
 pub mod files;
-pub mod arrow_plan;
 pub mod planner;
 pub mod split;
 pub mod task_from_json;

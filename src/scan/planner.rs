@@ -118,12 +118,22 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
         })
     };
     let paths = column("manifest_path")?.as_string::<i32>().clone();
-    let spec_ids = column("partition_spec_id")?.as_primitive::<Int32Type>().clone();
+    let spec_ids = column("partition_spec_id")?
+        .as_primitive::<Int32Type>()
+        .clone();
     let content = column("content")?.as_primitive::<Int32Type>().clone();
-    let seqs = column("sequence_number")?.as_primitive::<Int64Type>().clone();
-    let snapshot_ids = column("added_snapshot_id")?.as_primitive::<Int64Type>().clone();
-    let added = column("added_files_count")?.as_primitive::<Int32Type>().clone();
-    let existing = column("existing_files_count")?.as_primitive::<Int32Type>().clone();
+    let seqs = column("sequence_number")?
+        .as_primitive::<Int64Type>()
+        .clone();
+    let snapshot_ids = column("added_snapshot_id")?
+        .as_primitive::<Int64Type>()
+        .clone();
+    let added = column("added_files_count")?
+        .as_primitive::<Int32Type>()
+        .clone();
+    let existing = column("existing_files_count")?
+        .as_primitive::<Int32Type>()
+        .clone();
     let first_row_ids = list
         .column_by_name("first_row_id")
         .map(|c| c.as_primitive::<Int64Type>().clone());
@@ -208,7 +218,10 @@ const BASE_COLUMNS: [&str; 16] = [
     "data_file.referenced_data_file",
 ];
 
-const DV_COLUMNS: [&str; 2] = ["data_file.content_offset", "data_file.content_size_in_bytes"];
+const DV_COLUMNS: [&str; 2] = [
+    "data_file.content_offset",
+    "data_file.content_size_in_bytes",
+];
 
 const STATS_COLUMNS: [&str; 5] = [
     "data_file.value_counts",
@@ -311,18 +324,28 @@ impl ScanContext {
             .collect())
     }
 
-    /// Manifests to read: content, live-file counts, partition summaries.
-    fn select_manifests(&self, manifests: Vec<ManifestFile>) -> Result<Vec<ManifestFile>> {
+    /// Manifests to read: live-file counts, then the partition summaries
+    /// against each manifest's own spec.
+    fn select_manifests(
+        &self,
+        manifests: Vec<ManifestFile>,
+        list: &RecordBatch,
+    ) -> Result<Vec<ManifestFile>> {
+        let mut answers: HashMap<i32, arrow_buffer::BooleanBuffer> = HashMap::new();
         let mut out = Vec::with_capacity(manifests.len());
-        for m in manifests {
+        for (i, m) in manifests.into_iter().enumerate() {
             if !m.may_have_live_files() {
                 continue;
             }
             let spec = self.spec(&m)?;
-            if spec
-                .evaluators
-                .manifest_might_match(m.partitions.as_deref())?
-            {
+            let answer = match answers.get(&m.spec_id) {
+                Some(a) => a,
+                None => {
+                    let a = spec.evaluators.manifests_might_match(list)?;
+                    answers.entry(m.spec_id).or_insert(a)
+                }
+            };
+            if answer.value(i) {
                 out.push(m);
             }
         }
@@ -433,7 +456,7 @@ impl Iterator for PlanStream {
 pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream> {
     let list_data = (context.read)(manifest_list)?;
     let list = read_manifest_list(&list_data, manifest_list)?;
-    let all = context.select_manifests(manifest_files(&list, manifest_list)?)?;
+    let all = context.select_manifests(manifest_files(&list, manifest_list)?, &list)?;
     let (delete_manifests, data_manifests): (Vec<_>, Vec<_>) =
         all.into_iter().partition(|m| m.deletes);
     let deletes = Arc::new(context.delete_index(&delete_manifests)?);
@@ -447,9 +470,8 @@ pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream
         .name("frazil-planner".to_owned())
         .spawn(move || {
             for group in data_manifests.chunks(chunk) {
-                let planned = context.parallel(group, |m| {
-                    Ok(context.plan_manifest(m, &deletes, &columns))
-                });
+                let planned =
+                    context.parallel(group, |m| Ok(context.plan_manifest(m, &deletes, &columns)));
                 let results = match planned {
                     Ok(results) => results,
                     Err(e) => vec![Err(e)],

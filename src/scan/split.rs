@@ -223,7 +223,10 @@ mod tests {
             pack(&[36, 36, 36, 36, 73, 16, 35], 100, 2),
             vec![vec![73], vec![36, 36, 16], vec![36, 36], vec![35]]
         );
-        assert_eq!(pack(&[1, 2, 3, 4, 5], 3, 1), vec![vec![1, 2], vec![4], vec![5], vec![3]]);
+        assert_eq!(
+            pack(&[1, 2, 3, 4, 5], 3, 1),
+            vec![vec![1, 2], vec![4], vec![5], vec![3]]
+        );
         assert_eq!(pack(&[5, 5, 5], 3, 5), vec![vec![5], vec![5], vec![5]]);
     }
 

@@ -75,7 +75,9 @@ fn map_pairs<'a>(json: &'a Value, key: &str, what: &str) -> Result<Option<Vec<(i
     let keys = map.get("keys").and_then(Value::as_array);
     let vals = map.get("values").and_then(Value::as_array);
     let (Some(keys), Some(vals)) = (keys, vals) else {
-        return Err(bad(&format!("{what}: {key:?} needs \"keys\" and \"values\"")));
+        return Err(bad(&format!(
+            "{what}: {key:?} needs \"keys\" and \"values\""
+        )));
     };
     if keys.len() != vals.len() {
         return Err(bad(&format!(
@@ -98,10 +100,7 @@ fn map_pairs<'a>(json: &'a Value, key: &str, what: &str) -> Result<Option<Vec<(i
 }
 
 fn hex(value: &Value, what: &str) -> Result<Vec<u8>> {
-    match values::from_json(
-        &Type::Primitive(crate::types::PrimitiveType::Binary),
-        value,
-    )? {
+    match values::from_json(&Type::Primitive(crate::types::PrimitiveType::Binary), value)? {
         values::Literal::Binary(b) => Ok(b),
         _ => Err(bad(&format!("{what} is not hexadecimal"))),
     }
@@ -186,25 +185,33 @@ fn files_batch(files: &[&Value], partition_type: &Type) -> Result<RecordBatch> {
             "nan-value-counts",
         ]) {
             match map_pairs(file, key, what)? {
-                None => builder.append(false).map_err(|e| Error::Internal(e.to_string()))?,
+                None => builder
+                    .append(false)
+                    .map_err(|e| Error::Internal(e.to_string()))?,
                 Some(pairs) => {
                     for (k, v) in pairs {
                         builder.keys().append_value(k);
                         builder.values().append_option(v.as_i64());
                     }
-                    builder.append(true).map_err(|e| Error::Internal(e.to_string()))?;
+                    builder
+                        .append(true)
+                        .map_err(|e| Error::Internal(e.to_string()))?;
                 }
             }
         }
         for (builder, key) in byte_maps.iter_mut().zip(["lower-bounds", "upper-bounds"]) {
             match map_pairs(file, key, what)? {
-                None => builder.append(false).map_err(|e| Error::Internal(e.to_string()))?,
+                None => builder
+                    .append(false)
+                    .map_err(|e| Error::Internal(e.to_string()))?,
                 Some(pairs) => {
                     for (k, v) in pairs {
                         builder.keys().append_value(k);
                         builder.values().append_value(hex(v, what)?);
                     }
-                    builder.append(true).map_err(|e| Error::Internal(e.to_string()))?;
+                    builder
+                        .append(true)
+                        .map_err(|e| Error::Internal(e.to_string()))?;
                 }
             }
         }
@@ -219,10 +226,11 @@ fn files_batch(files: &[&Value], partition_type: &Type) -> Result<RecordBatch> {
                     .as_array()
                     .ok_or_else(|| bad(&format!("{what}: split-offsets is not a list")))?
                 {
-                    offsets.values().append_value(
-                        o.as_i64()
-                            .ok_or_else(|| bad(&format!("{what}: a split offset is not a long")))?,
-                    );
+                    offsets
+                        .values()
+                        .append_value(o.as_i64().ok_or_else(|| {
+                            bad(&format!("{what}: a split offset is not a long"))
+                        })?);
                 }
                 offsets.append(true);
             }

@@ -102,8 +102,7 @@ pub fn content_file_json(file: &FileRef, with_stats: bool) -> Result<Value> {
     if let Some(offsets) = m.split_offsets(row) {
         o.insert("split-offsets".into(), json!(offsets));
     }
-    if m
-        .equality_ids
+    if m.equality_ids
         .as_ref()
         .is_some_and(|c| arrow_array::Array::is_valid(c.as_ref(), row))
     {

@@ -6,9 +6,11 @@
 //! loop per predicate, giving a bitmap; no per-row `Datum` is built.
 //!
 //! Value semantics ("R", what the evaluators are sound for):
-//! - null: SQL three-valued logic. A comparison, `IN`, `STARTS WITH` and
-//!   their negations are unknown on null (the row does not match); `IS NULL`
-//!   is true, `IS NAN` false, `IS NOT NAN` true.
+//! - null: `IS NULL`, `IS NOT NAN` and the negative operations `!=`,
+//!   `NOT IN` and `NOT STARTS WITH` hold (Java's evaluator computes those as
+//!   negations; pitfalls: `NOT NaN(null)` is true, NOT STARTS WITH is the
+//!   negation of STARTS WITH); ordered comparisons, `=`, `IN` and
+//!   `STARTS WITH` do not (unlike Java, which orders nulls first).
 //! - floats: NaN is unordered. `<`, `<=`, `>`, `>=`, `=` and `IN` are false
 //!   for NaN, `!=` and `NOT IN` true. Other values follow Iceberg's order
 //!   (spec: "Sorting"): -0.0 sorts before and differs from +0.0, as in Java.
@@ -17,7 +19,8 @@
 //!   them signed).
 //!
 //! Java's row `Evaluator` differs on purpose: it orders nulls first and NaN
-//! above every value, so `null < 5` and `NaN > 5` hold there.
+//! above every value, so `null < 5` and `NaN > 5` hold there (while Java's
+//! metrics evaluators prune as if they did not).
 
 use std::cmp::Ordering;
 
@@ -679,7 +682,10 @@ pub fn predicate_holds(predicate: &BoundPredicate, value: Option<&Literal>) -> b
     };
     let op = predicate.op();
     let Some(value) = value else {
-        return matches!(op, Op::IsNull | Op::NotNan);
+        return matches!(
+            op,
+            Op::IsNull | Op::NotNan | Op::NotEq | Op::NotIn | Op::NotStartsWith
+        );
     };
     let compare = |literal: &Datum| crate::expr::literal::compare(value, &literal.value);
     match predicate {

@@ -7,7 +7,7 @@
 //! Java's rules, with these corrections (each a pitfall in the notes):
 //! - missing counts are unknown, never zero; a negative record count is
 //!   unknown (Java: -1 from imported files), 0 rows match nothing;
-//! - NOT is pushed down keeping NaN rows ([`rewrite_not_keep_nan`]), so
+//! - NOT is pushed down keeping NaN rows ([`rewrite_not`](super::rewrite_not::rewrite_not)), so
 //!   `NOT (x < c)` keeps files whose NaN rows match it;
 //! - struct columns have no counts (Parquet writes none): `s IS NOT NULL` is
 //!   never pruned on them; columns inside lists and maps have no metrics;
@@ -28,8 +28,8 @@ use arrow_buffer::BooleanBuffer;
 use super::bounds::Side;
 use super::compare::{predicate_holds, Column, PrefixTest};
 use super::metrics::{
-    and_not, referenced_ids, rewrite_not_keep_nan, transform_bounds, visit, ColumnMetrics,
-    EntryIndex, FieldInfo, FileMetrics, IN_PREDICATE_LIMIT,
+    and_not, referenced_ids, transform_bounds, visit, ColumnMetrics, EntryIndex, FieldInfo,
+    FileMetrics, IN_PREDICATE_LIMIT,
 };
 use crate::error::Result;
 use crate::expr::predicate::{Bound, BoundPredicate, BoundTerm, Op};
@@ -48,7 +48,7 @@ pub struct InclusiveMetricsEvaluator {
 impl InclusiveMetricsEvaluator {
     /// `filter` is bound to `schema` (the table's current schema).
     pub fn new(filter: &Bound, schema: &Schema) -> Result<Self> {
-        let expr = rewrite_not_keep_nan(filter);
+        let expr = super::rewrite_not::rewrite_not(filter);
         let fields = referenced_ids(&expr)
             .into_iter()
             .map(|id| Ok((id, FieldInfo::of(schema, id)?)))

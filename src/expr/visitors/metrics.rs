@@ -28,7 +28,7 @@ use arrow_schema::DataType;
 use super::bounds::{bound_column, to_array, Side};
 use super::compare::{collect, Column};
 use crate::error::{Error, Result};
-use crate::expr::predicate::{Bound, BoundPredicate, Expr, Op};
+use crate::expr::predicate::{Bound, BoundPredicate, Expr};
 use crate::spec::schema::Schema;
 use crate::types::{PrimitiveType, Type};
 use crate::values::{self, Literal};
@@ -484,48 +484,6 @@ impl FieldInfo {
             never_null,
             initial_default,
         })
-    }
-}
-
-/// Pushes NOT down to the predicates (as [`super::rewrite_not`]), keeping
-/// the rows NaN makes true: `NOT (x < c)` holds for a NaN `x`, `x >= c` does
-/// not, so on float columns it becomes `x >= c OR x IS NAN` (pitfalls:
-/// "Bounds and metrics"). Nulls need nothing: under three-valued logic
-/// `NOT (x < c)` and `x >= c` are both unknown.
-pub fn rewrite_not_keep_nan(expr: &Bound) -> Bound {
-    match expr {
-        Expr::True | Expr::False | Expr::Predicate(_) => expr.clone(),
-        Expr::And(a, b) => Expr::and(rewrite_not_keep_nan(a), rewrite_not_keep_nan(b)),
-        Expr::Or(a, b) => Expr::or(rewrite_not_keep_nan(a), rewrite_not_keep_nan(b)),
-        Expr::Not(inner) => negate(inner),
-    }
-}
-
-fn negate(expr: &Bound) -> Bound {
-    match expr {
-        Expr::True => Expr::False,
-        Expr::False => Expr::True,
-        Expr::And(a, b) => Expr::or(negate(a), negate(b)),
-        Expr::Or(a, b) => Expr::and(negate(a), negate(b)),
-        Expr::Not(inner) => rewrite_not_keep_nan(inner),
-        Expr::Predicate(p) => {
-            let negated = Expr::Predicate(p.negate());
-            match p {
-                BoundPredicate::Literal { op, term, .. }
-                    if matches!(op, Op::Lt | Op::LtEq | Op::Gt | Op::GtEq)
-                        && term.ty().is_floating() =>
-                {
-                    Expr::or(
-                        negated,
-                        Expr::Predicate(BoundPredicate::Unary {
-                            op: Op::IsNan,
-                            term: term.clone(),
-                        }),
-                    )
-                }
-                _ => negated,
-            }
-        }
     }
 }
 

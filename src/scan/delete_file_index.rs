@@ -26,6 +26,24 @@ use crate::types::PrimitiveType;
 
 type PartitionKey = (i32, Box<[u8]>);
 
+/// Groups by spec id, then by the partition tuple's comparable bytes: a
+/// data file's lookup borrows its key, allocating nothing.
+type ByPartition<T> = HashMap<i32, HashMap<Box<[u8]>, Sorted<T>>>;
+
+fn by_partition<T>(groups: HashMap<PartitionKey, Vec<(i64, T)>>) -> ByPartition<T> {
+    let mut out: ByPartition<T> = HashMap::new();
+    for ((spec_id, key), items) in groups {
+        out.entry(spec_id)
+            .or_default()
+            .insert(key, Sorted::from(items));
+    }
+    out
+}
+
+fn lookup<'a, T>(groups: &'a ByPartition<T>, spec_id: i32, key: &[u8]) -> Option<&'a Sorted<T>> {
+    groups.get(&spec_id)?.get(key)
+}
+
 /// Files sorted by the sequence number from which on they apply.
 struct Sorted<T> {
     seqs: Vec<i64>,
@@ -78,8 +96,8 @@ struct EqualityField {
 #[derive(Default)]
 pub struct DeleteFileIndex {
     global: Sorted<EqualityDelete>,
-    eq_by_partition: HashMap<PartitionKey, Sorted<EqualityDelete>>,
-    pos_by_partition: HashMap<PartitionKey, Sorted<FileRef>>,
+    eq_by_partition: ByPartition<EqualityDelete>,
+    pos_by_partition: ByPartition<FileRef>,
     pos_by_path: HashMap<String, Sorted<FileRef>>,
     dv_by_path: HashMap<String, FileRef>,
 }
@@ -154,14 +172,8 @@ impl DeleteFileIndex {
         }
         Ok(DeleteFileIndex {
             global: Sorted::from(global),
-            eq_by_partition: eq_by_partition
-                .into_iter()
-                .map(|(k, v)| (k, Sorted::from(v)))
-                .collect(),
-            pos_by_partition: pos_by_partition
-                .into_iter()
-                .map(|(k, v)| (k, Sorted::from(v)))
-                .collect(),
+            eq_by_partition: by_partition(eq_by_partition),
+            pos_by_partition: by_partition(pos_by_partition),
             pos_by_path: pos_by_path
                 .into_iter()
                 .map(|(k, v)| (k, Sorted::from(v)))
@@ -198,9 +210,8 @@ impl DeleteFileIndex {
         let row = data.row();
         let seq = manifest.data_sequence_number(row)?;
         let path = data.path();
-        let key: Option<PartitionKey> = self
-            .has_partition_scoped()
-            .then(|| (manifest.spec.spec_id, manifest.partition_key(row).into()));
+        let spec_id = manifest.spec.spec_id;
+        let key = manifest.partition_key(row);
         let mut out = Vec::new();
         let stats = DataStats { manifest, row };
         for delete in self.global.applying_to(seq) {
@@ -208,7 +219,7 @@ impl DeleteFileIndex {
                 out.push(delete.file.clone());
             }
         }
-        if let Some(group) = key.as_ref().and_then(|k| self.eq_by_partition.get(k)) {
+        if let Some(group) = lookup(&self.eq_by_partition, spec_id, key) {
             for delete in group.applying_to(seq) {
                 if can_contain_eq_deletes(&stats, delete)? {
                     out.push(delete.file.clone());
@@ -227,7 +238,7 @@ impl DeleteFileIndex {
             out.push(dv.clone());
             return Ok(out);
         }
-        if let Some(group) = key.as_ref().and_then(|k| self.pos_by_partition.get(k)) {
+        if let Some(group) = lookup(&self.pos_by_partition, spec_id, key) {
             out.extend(group.applying_to(seq).iter().cloned());
         }
         if let Some(group) = self.pos_by_path.get(path) {

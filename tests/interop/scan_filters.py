@@ -4,7 +4,7 @@ A filter is Java's ``ExpressionParser`` JSON with its values in the Appendix D J
 the column's type (dates ``"2024-01-02"``, timestamps ``"2024-01-02T10:00:00"`` or
 ``"...+00:00"``, decimals ``"1.50"`` at the column's scale, binary and fixed as hex, uuids as
 text, floats as JSON numbers), so that Java reads it with ``ExpressionParser.fromJson(json,
-schema)`` and frazil with ``frazil.expressions.from_json(json)``.
+schema)`` and frazil with ``frazil.expressions.from_json(json, schema)``.
 
 :func:`battery` derives one table's filters from its columns and the values written to them:
 every operation on every column, at the lowest, middle and highest values, beyond them, in

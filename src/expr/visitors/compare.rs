@@ -76,11 +76,9 @@ pub(crate) enum RawKind {
     Int {
         per_day: i64,
     },
-    /// 8 or 4 bytes; a zero reads as -0.0 in lower bounds and +0.0 in upper
-    /// bounds (`lower_zero`).
-    Float {
-        lower_zero: bool,
-    },
+    /// 8 or 4 bytes, the sign of zero as written (spec: "Manifests", note 2:
+    /// -0.0 precedes +0.0; Java compares bounds as written).
+    Float,
     /// Big-endian two's complement, 1 to 16 bytes.
     Decimal,
     Bytes,
@@ -250,7 +248,7 @@ impl<'a> Column<'a> {
             Values::Null => Kind::Null,
             Values::Bool(_) | Values::Raw(_, RawKind::Bool) => Kind::Bool,
             Values::I32(_) | Values::I64(_) | Values::Raw(_, RawKind::Int { .. }) => Kind::Int,
-            Values::F32(_) | Values::F64(_) | Values::Raw(_, RawKind::Float { .. }) => Kind::Float,
+            Values::F32(_) | Values::F64(_) | Values::Raw(_, RawKind::Float) => Kind::Float,
             Values::I128(_) | Values::Raw(_, RawKind::Decimal) => Kind::Decimal,
             Values::Bytes { .. }
             | Values::LargeBytes { .. }
@@ -295,19 +293,14 @@ impl<'a> Column<'a> {
         match &self.values {
             Values::F32(v) => f64::from(v[i]),
             Values::F64(v) => v[i],
-            Values::Raw(raw, RawKind::Float { lower_zero }) => {
+            Values::Raw(raw, RawKind::Float) => {
                 let b = raw.get(i);
-                let v = if let Ok(b8) = <[u8; 8]>::try_from(b) {
+                if let Ok(b8) = <[u8; 8]>::try_from(b) {
                     f64::from_le_bytes(b8)
                 } else if let Ok(b4) = <[u8; 4]>::try_from(b) {
                     f64::from(f32::from_le_bytes(b4))
                 } else {
                     0.0
-                };
-                match (v == 0.0, lower_zero) {
-                    (true, true) => -0.0,
-                    (true, false) => 0.0,
-                    _ => v,
                 }
             }
             _ => 0.0,

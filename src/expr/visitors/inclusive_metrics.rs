@@ -11,6 +11,9 @@
 //!   `NOT (x < c)` keeps files whose NaN rows match it;
 //! - struct columns have no counts (Parquet writes none): `s IS NOT NULL` is
 //!   never pruned on them; columns inside lists and maps have no metrics;
+//! - a leaf nested in structs whose value count is below the record count
+//!   is null in the missing rows (Java's Parquet metrics leave out rows
+//!   whose parent struct is null; Java then prunes `IS NULL` wrongly);
 //! - a column whose counts say every value is null may be missing from the
 //!   file, whose rows then hold the column's initial-default (iceberg
 //!   #16692): such a file might match when the default does;
@@ -254,6 +257,8 @@ fn term_bound<'c>(
 fn no_nulls(field: &FieldInfo, m: &ColumnMetrics<'_>, n: usize) -> BooleanBuffer {
     if field.never_null {
         BooleanBuffer::new_set(n)
+    } else if field.nested {
+        m.no_nulls_nested()
     } else {
         m.no_nulls()
     }

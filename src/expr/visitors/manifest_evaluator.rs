@@ -10,9 +10,10 @@
 //!   says the field holds nulls or NaN (then every value is null or NaN:
 //!   Java prunes on missing bounds alone);
 //! - bounds never hold NaN; NOT is pushed down keeping NaN rows
-//!   ([`rewrite_not`](super::rewrite_not::rewrite_not)); a summary lower bound of +0.0 is read as
-//!   -0.0 and an upper bound of -0.0 as +0.0, so writers that ignored the
-//!   sign of zero (spec: note 2 of "Manifest Lists") lose nothing;
+//!   ([`rewrite_not`](super::rewrite_not::rewrite_not)); zeros keep their
+//!   sign as written (spec: note 2 of "Manifest Lists": -0.0 precedes
+//!   +0.0, and a writer must not use +0.0 as a lower bound when -0.0 is a
+//!   value);
 //! - an `IN` with more than 200 literals answers "might match" (Java's
 //!   `IN_PREDICATE_LIMIT`), `STARTS WITH` compares bounds cut to the
 //!   prefix's length, `NOT STARTS WITH` prunes only when both bounds start

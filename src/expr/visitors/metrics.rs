@@ -410,6 +410,26 @@ impl<'a> ColumnMetrics<'a> {
         known_zero(self.counts(MapKind::NullCounts))
     }
 
+    /// No null at all in a field nested in structs: the null count is 0 and
+    /// the value count (which includes nulls) is not below the record count.
+    /// Java's Parquet metrics count neither a value nor a null for a leaf
+    /// whose enclosing struct is null, so a value count below the record
+    /// count means rows where the field is null all the same.
+    pub(crate) fn no_nulls_nested(&self) -> BooleanBuffer {
+        let nulls = self.counts(MapKind::NullCounts);
+        let values = self.counts(MapKind::ValueCounts);
+        let records = self.index.files.record_count;
+        collect(nulls.len(), |i| {
+            let missing = match records {
+                Some(r) if r.is_valid(i) && r.value(i) >= 0 && values[i] >= 0 => {
+                    values[i] < r.value(i)
+                }
+                _ => false,
+            };
+            nulls[i] == 0 && !missing
+        })
+    }
+
     /// The NaN count is known to be 0 (always, for columns without NaN).
     pub(crate) fn no_nans(&self) -> BooleanBuffer {
         if !self.ty.is_some_and(PrimitiveType::is_floating) {

@@ -113,6 +113,8 @@ fn must_match(
     let no_nulls = || {
         if field.never_null {
             all()
+        } else if field.nested {
+            m.no_nulls_nested()
         } else {
             m.no_nulls()
         }

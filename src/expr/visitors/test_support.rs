@@ -289,8 +289,6 @@ pub struct Writer {
     /// Write long / double / timestamp bounds in the 4-byte width of an int
     /// / float / date (as before a promotion; values must fit).
     pub narrow: bool,
-    /// Ignore the sign of zero (a spec violation some writers commit).
-    pub sloppy_zero: bool,
 }
 
 /// The (lower, upper) bound bytes of non-null, non-NaN `values` of `ty`,
@@ -305,11 +303,7 @@ pub fn bounds_of(
     let (Some(lo), Some(hi)) = (real.first(), real.last()) else {
         return (None, None);
     };
-    let zero = |v: &Literal, to: f64| match v {
-        Literal::Double(d) if *d == 0.0 && writer.sloppy_zero => Literal::Double(to),
-        other => other.clone(),
-    };
-    let (lo, hi) = (zero(lo, 0.0), zero(hi, -0.0));
+    let (lo, hi) = ((*lo).clone(), (*hi).clone());
     let encode = |v: &Literal| -> Vec<u8> {
         match (v, writer.narrow) {
             (Literal::Long(x), true) => (*x as i32).to_le_bytes().to_vec(),

@@ -17,8 +17,8 @@ from frazil.snapshots import (
     SnapshotRefType,
 )
 from frazil.sorting import NullOrder, SortDirection, SortField, SortOrder
-from frazil.table._table import StaticTable, Table
 from frazil.statistics import BlobMetadata, PartitionStatisticsFile, StatisticsFile
+from frazil.table._table import StaticTable, Table
 from frazil.types import (
     BinaryType,
     BooleanType,

@@ -254,4 +254,3 @@ class StaticTable(Table):
             raise NotFoundError(f"no table metadata at {location}")
         metadata = read_metadata(location)
         return cls(metadata, location, properties)
-

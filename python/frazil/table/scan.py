@@ -80,8 +80,7 @@ def _expression(row_filter: Expression | str | None) -> Expression:
     if isinstance(row_filter, expressions.Expression):
         return row_filter
     raise FrazilTypeError(
-        "row_filter must be a frazil expression or its text form, got "
-        f"{type(row_filter).__name__}"
+        f"row_filter must be a frazil expression or its text form, got {type(row_filter).__name__}"
     )
 
 
@@ -113,11 +112,16 @@ class DataScan:
         limit: int | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> None:
-        chosen = [name for name, v in (("snapshot_id", snapshot_id), ("ref", ref), ("as_of", as_of))
-                  if v is not None]
+        chosen = [
+            name
+            for name, v in (("snapshot_id", snapshot_id), ("ref", ref), ("as_of", as_of))
+            if v is not None
+        ]
         if len(chosen) > 1:
             raise ValidationError(f"give at most one of snapshot_id, ref and as_of, not {chosen}")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
+        ):
             raise ValidationError(f"limit must be a non-negative integer, got {limit!r}")
         self.table = table
         self.row_filter = _expression(row_filter)
@@ -238,7 +242,9 @@ class DataScan:
             metadata.schema(),
             case_sensitive=self.case_sensitive,
             threads=0 if threads is None else _as_int(threads, "threads", 0),
-            include_column_stats=False if stats is None else _as_bool(stats, "include-column-stats"),
+            include_column_stats=False
+            if stats is None
+            else _as_bool(stats, "include-column-stats"),
         )
 
     def plan_files(self) -> Iterator[Any]:
@@ -259,12 +265,15 @@ class DataScan:
     def plan_tasks(self) -> Iterator[CombinedScanTask]:
         """Tasks split at files' split offsets (or at the target size) and packed by the
         open-file cost, as Java's ``planTasks``."""
-        target = _as_int(self._option("read.split.target-size") or 134217728,
-                         "read.split.target-size", 1)
-        lookback = _as_int(self._option("read.split.planning-lookback") or 10,
-                           "read.split.planning-lookback", 1)
-        cost = _as_int(self._option("read.split.open-file-cost") or 4194304,
-                       "read.split.open-file-cost", 0)
+        target = _as_int(
+            self._option("read.split.target-size") or 134217728, "read.split.target-size", 1
+        )
+        lookback = _as_int(
+            self._option("read.split.planning-lookback") or 10, "read.split.planning-lookback", 1
+        )
+        cost = _as_int(
+            self._option("read.split.open-file-cost") or 4194304, "read.split.open-file-cost", 0
+        )
         snapshot = self._snapshot
         raw = self._raw()
         if snapshot is None or snapshot.manifest_list is None:

@@ -80,8 +80,9 @@ def _table(root: Path, data: list[tuple[int, int]], dels: list[Any]) -> Path:
         _entry(f"s3://b/data/{i}.parquet", 0, seq, {"p": p}) for i, (p, seq) in enumerate(data)
     ]
     manifests = [
-        m.write_manifest(meta / "data.avro", data_entries, schema=SCHEMA, spec=PARTITIONED,
-                         snapshot_id=1)
+        m.write_manifest(
+            meta / "data.avro", data_entries, schema=SCHEMA, spec=PARTITIONED, snapshot_id=1
+        )
     ]
     partitioned, unpartitioned, dv_targets = [], [], set()
     for j, (kind, p, seq, target) in enumerate(dels):
@@ -98,35 +99,84 @@ def _table(root: Path, data: list[tuple[int, int]], dels: list[Any]) -> Path:
             tp, tseq = data[target % len(data)]
             dv_targets.add(target_path)
             partitioned.append(
-                _entry(path, 1, max(seq, tseq), {"p": tp}, dv=True,
-                       referenced_data_file=target_path, content_offset=4,
-                       content_size_in_bytes=40)
+                _entry(
+                    path,
+                    1,
+                    max(seq, tseq),
+                    {"p": tp},
+                    dv=True,
+                    referenced_data_file=target_path,
+                    content_offset=4,
+                    content_size_in_bytes=40,
+                )
             )
         elif kind == "eq":
             partitioned.append(_entry(path, 2, seq, {"p": p}, equality_ids=[2]))
         else:
             unpartitioned.append(_entry(path, 2, seq, {}, equality_ids=[2]))
     if partitioned:
-        manifests.append(m.write_manifest(meta / "del0.avro", partitioned, schema=SCHEMA,
-                                          spec=PARTITIONED, snapshot_id=1, content="deletes",
-                                          format_version=3))
+        manifests.append(
+            m.write_manifest(
+                meta / "del0.avro",
+                partitioned,
+                schema=SCHEMA,
+                spec=PARTITIONED,
+                snapshot_id=1,
+                content="deletes",
+                format_version=3,
+            )
+        )
     if unpartitioned:
-        manifests.append(m.write_manifest(meta / "del1.avro", unpartitioned, schema=SCHEMA,
-                                          spec=UNPARTITIONED, snapshot_id=1, content="deletes",
-                                          format_version=3))
-    m.write_manifest_list(meta / "snap.avro", manifests, snapshot_id=1, sequence_number=6,
-                          format_version=3, first_row_id=0)
+        manifests.append(
+            m.write_manifest(
+                meta / "del1.avro",
+                unpartitioned,
+                schema=SCHEMA,
+                spec=UNPARTITIONED,
+                snapshot_id=1,
+                content="deletes",
+                format_version=3,
+            )
+        )
+    m.write_manifest_list(
+        meta / "snap.avro",
+        manifests,
+        snapshot_id=1,
+        sequence_number=6,
+        format_version=3,
+        first_row_id=0,
+    )
     metadata = {
-        "format-version": 3, "table-uuid": "0f5c5c6e-7d65-4c1b-8c53-5c3c8a5f0b21",
-        "location": "s3://b", "last-sequence-number": 6, "last-updated-ms": 1, "last-column-id": 2,
-        "schemas": [SCHEMA], "current-schema-id": 0, "partition-specs": [PARTITIONED, UNPARTITIONED],
-        "default-spec-id": 0, "last-partition-id": 1000, "properties": {}, "next-row-id": 100,
+        "format-version": 3,
+        "table-uuid": "0f5c5c6e-7d65-4c1b-8c53-5c3c8a5f0b21",
+        "location": "s3://b",
+        "last-sequence-number": 6,
+        "last-updated-ms": 1,
+        "last-column-id": 2,
+        "schemas": [SCHEMA],
+        "current-schema-id": 0,
+        "partition-specs": [PARTITIONED, UNPARTITIONED],
+        "default-spec-id": 0,
+        "last-partition-id": 1000,
+        "properties": {},
+        "next-row-id": 100,
         "current-snapshot-id": 1,
-        "snapshots": [{"snapshot-id": 1, "sequence-number": 6, "timestamp-ms": 1,
-                       "manifest-list": str(meta / "snap.avro"), "summary": {"operation": "append"},
-                       "schema-id": 0, "first-row-id": 0, "added-rows": 8}],
-        "snapshot-log": [{"snapshot-id": 1, "timestamp-ms": 1}], "metadata-log": [],
-        "sort-orders": [{"order-id": 0, "fields": []}], "default-sort-order-id": 0,
+        "snapshots": [
+            {
+                "snapshot-id": 1,
+                "sequence-number": 6,
+                "timestamp-ms": 1,
+                "manifest-list": str(meta / "snap.avro"),
+                "summary": {"operation": "append"},
+                "schema-id": 0,
+                "first-row-id": 0,
+                "added-rows": 8,
+            }
+        ],
+        "snapshot-log": [{"snapshot-id": 1, "timestamp-ms": 1}],
+        "metadata-log": [],
+        "sort-orders": [{"order-id": 0, "fields": []}],
+        "default-sort-order-id": 0,
         "refs": {"main": {"snapshot-id": 1, "type": "branch"}},
     }
     location = meta / "v1.metadata.json"
@@ -149,11 +199,11 @@ def _expected(data: list[tuple[int, int]], dels: list[Any]) -> dict[str, set[str
         for j, (kind, dp, seq, target) in enumerate(dels):
             delete = f"s3://b/deletes/{j}"
             names = f"s3://b/data/{target % len(data)}.parquet"
-            if kind == "eq" and dp == p and seq > dseq or kind == "eq-global" and seq > dseq:
+            if (kind == "eq" and dp == p and seq > dseq) or (kind == "eq-global" and seq > dseq):
                 applied.add(delete)
             if path in dvs:
                 continue
-            if kind == "pos" and dp == p and seq >= dseq or (
+            if (kind == "pos" and dp == p and seq >= dseq) or (
                 kind == "pos-file" and names == path and seq >= dseq
             ):
                 applied.add(delete)

@@ -43,7 +43,14 @@ pub const MANIFEST_KEYS: [&str; 6] = [
 /// Reads a local path or `file://` URI.
 pub fn read_location(location: &str) -> Result<Vec<u8>> {
     let path = local_path(location)?;
-    std::fs::read(&path).map_err(|e| Error::InvalidData(format!("cannot read {location}: {e}")))
+    std::fs::read(&path).map_err(|e| {
+        let message = format!("cannot read {location}: {e}");
+        match e.kind() {
+            std::io::ErrorKind::NotFound => Error::NotFound(message),
+            std::io::ErrorKind::PermissionDenied => Error::PermissionDenied(message),
+            _ => Error::Io(message),
+        }
+    })
 }
 
 /// The file-system path of a local location.

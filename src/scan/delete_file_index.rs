@@ -190,6 +190,22 @@ impl DeleteFileIndex {
         !self.global.files.is_empty() || !self.eq_by_partition.is_empty()
     }
 
+    /// The field ids of every equality delete's equality columns (the data
+    /// files' metrics the overlap test reads), sorted.
+    pub fn equality_field_ids(&self) -> Vec<i32> {
+        let mut ids: Vec<i32> = self
+            .eq_by_partition
+            .values()
+            .flat_map(|groups| groups.values())
+            .chain(std::iter::once(&self.global))
+            .flat_map(|sorted| sorted.files.iter())
+            .flat_map(|delete| delete.fields.iter().map(|f| f.id))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
     pub fn has_position_deletes(&self) -> bool {
         !self.pos_by_partition.is_empty()
             || !self.pos_by_path.is_empty()

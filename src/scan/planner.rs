@@ -231,6 +231,13 @@ const STATS_COLUMNS: [&str; 5] = [
     "data_file.upper_bounds",
 ];
 
+/// The columns a manifest is decoded with, and the field ids whose metrics
+/// are kept (all when None).
+pub(crate) struct Columns {
+    names: Vec<String>,
+    metric_keys: Option<Vec<i32>>,
+}
+
 fn columns(stats: bool, sizes: bool) -> Vec<String> {
     let mut out: Vec<String> = BASE_COLUMNS
         .iter()
@@ -292,7 +299,7 @@ impl ScanContext {
     fn read_manifest(
         &self,
         manifest: &ManifestFile,
-        columns: &[String],
+        columns: &Columns,
         partition_keys: bool,
     ) -> Result<Arc<ManifestData>> {
         let spec = self.spec(manifest)?;
@@ -301,8 +308,9 @@ impl ScanContext {
             &data,
             &manifest.path,
             &spec.partition_type,
-            Some(columns),
+            Some(&columns.names),
             Some(manifest.inherit()),
+            columns.metric_keys.as_deref(),
         )?;
         Ok(Arc::new(ManifestData::new(
             manifest.path.clone(),
@@ -368,7 +376,12 @@ impl ScanContext {
 
     /// Reads and filters the delete manifests into an index.
     fn delete_index(&self, manifests: &[ManifestFile]) -> Result<DeleteFileIndex> {
-        let columns = columns(true, false);
+        // Delete files are few: their metrics are decoded whole (equality
+        // ids are not known before they are read).
+        let columns = Columns {
+            names: columns(true, false),
+            metric_keys: None,
+        };
         let per_manifest = self.parallel(manifests, |m| {
             let spec = self.spec(m)?;
             let data = self.read_manifest(m, &columns, true)?;
@@ -386,7 +399,7 @@ impl ScanContext {
         &self,
         manifest: &ManifestFile,
         deletes: &DeleteFileIndex,
-        columns: &[String],
+        columns: &Columns,
     ) -> Result<Vec<PlannedFile>> {
         let spec = self.spec(manifest)?;
         let residuals_vary = !matches!(self.filter, Expr::True) && !spec.spec.fields.is_empty();
@@ -463,7 +476,19 @@ pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream
     let needs_stats = context.options.include_column_stats
         || !context.metrics.referenced_ids().is_empty()
         || deletes.has_equality_deletes();
-    let columns = columns(needs_stats, context.options.include_column_stats);
+    // Only the metrics the filter and the equality deletes' overlap test
+    // read are decoded, unless the caller asked for every column's.
+    let metric_keys = (!context.options.include_column_stats).then(|| {
+        let mut ids = context.metrics.referenced_ids();
+        ids.extend(deletes.equality_field_ids());
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    });
+    let columns = Columns {
+        names: columns(needs_stats, context.options.include_column_stats),
+        metric_keys,
+    };
     let chunk = (context.options.threads.max(1) * 2).max(2);
     let (sender, receiver) = sync_channel(chunk);
     std::thread::Builder::new()

@@ -18,6 +18,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::files::{Content, FileRef, ManifestData};
 use crate::error::{Error, Result};
 use crate::expr::Datum;
@@ -28,10 +30,10 @@ type PartitionKey = (i32, Box<[u8]>);
 
 /// Groups by spec id, then by the partition tuple's comparable bytes: a
 /// data file's lookup borrows its key, allocating nothing.
-type ByPartition<T> = HashMap<i32, HashMap<Box<[u8]>, Sorted<T>>>;
+type ByPartition<T> = FxHashMap<i32, FxHashMap<Box<[u8]>, Sorted<T>>>;
 
 fn by_partition<T>(groups: HashMap<PartitionKey, Vec<(i64, T)>>) -> ByPartition<T> {
-    let mut out: ByPartition<T> = HashMap::new();
+    let mut out: ByPartition<T> = FxHashMap::default();
     for ((spec_id, key), items) in groups {
         out.entry(spec_id)
             .or_default()
@@ -98,8 +100,8 @@ pub struct DeleteFileIndex {
     global: Sorted<EqualityDelete>,
     eq_by_partition: ByPartition<EqualityDelete>,
     pos_by_partition: ByPartition<FileRef>,
-    pos_by_path: HashMap<String, Sorted<FileRef>>,
-    dv_by_path: HashMap<String, FileRef>,
+    pos_by_path: FxHashMap<String, Sorted<FileRef>>,
+    dv_by_path: FxHashMap<String, FileRef>,
 }
 
 /// Whether a data file's metrics maps are decoded for the overlap test.
@@ -115,7 +117,7 @@ impl DeleteFileIndex {
         let mut eq_by_partition: HashMap<PartitionKey, Vec<(i64, EqualityDelete)>> = HashMap::new();
         let mut pos_by_partition: HashMap<PartitionKey, Vec<(i64, FileRef)>> = HashMap::new();
         let mut pos_by_path: HashMap<String, Vec<(i64, FileRef)>> = HashMap::new();
-        let mut dv_by_path: HashMap<String, FileRef> = HashMap::new();
+        let mut dv_by_path: FxHashMap<String, FileRef> = FxHashMap::default();
         for file in files {
             let manifest = file.manifest.clone();
             let row = file.row();

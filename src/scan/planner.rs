@@ -406,7 +406,7 @@ impl ScanContext {
         let keys = deletes.has_partition_scoped() || residuals_vary;
         let data = self.read_manifest(manifest, columns, keys)?;
         let rows = self.matching_rows(spec, &data)?;
-        let mut residuals: HashMap<&[u8], Arc<Bound>> = HashMap::new();
+        let mut residuals: rustc_hash::FxHashMap<&[u8], Arc<Bound>> = Default::default();
         let whole = Arc::new(if residuals_vary {
             Expr::True
         } else {

@@ -16,7 +16,9 @@ use super::errors::run;
 use crate::expr::json as expr_json;
 use crate::expr::Bound as BoundExpr;
 use crate::scan::files::MetricMap;
-use crate::scan::split::{split, weight as split_weight, Packer, SplitOptions, SplitTask};
+use crate::scan::split::{
+    merge_adjacent, split, weight as split_weight, Packer, SplitOptions, SplitTask,
+};
 use crate::scan::{FileRef, PlanStream, PlannedFile, ScanContext, ScanOptions, TableView};
 use crate::spec::partition::PartitionSpec;
 use crate::spec::schema::Schema;
@@ -261,13 +263,13 @@ impl TaskGroupIter {
                     for piece in split(&planned, self.options.target_size) {
                         let weight = split_weight(&piece, self.options.open_file_cost);
                         if let Some(group) = state.packer.push(piece, weight) {
-                            state.ready.push_back(group);
+                            state.ready.push_back(merge_adjacent(group));
                         }
                     }
                 }
                 None => {
                     let rest = state.packer.finish();
-                    state.ready.extend(rest);
+                    state.ready.extend(rest.into_iter().map(merge_adjacent));
                     state.done = true;
                 }
             }
@@ -423,9 +425,19 @@ impl DataFile {
         self.file.row()
     }
 
+    /// A data file's metrics only when the scan asked for them (Java:
+    /// `includeColumnStats`); a delete file's always (Java keeps them).
+    fn shows_stats(&self) -> bool {
+        self.include_stats
+            || !matches!(
+                self.file.manifest.content(self.row()),
+                Ok(crate::scan::Content::Data)
+            )
+    }
+
     fn stats<'a>(&self, map: &'a Option<MetricMap>) -> &'a Option<MetricMap> {
         const NONE: &Option<MetricMap> = &None;
-        if self.include_stats {
+        if self.shows_stats() {
             map
         } else {
             NONE
@@ -615,7 +627,7 @@ impl DataFile {
     /// the scan includes them).
     fn to_json(&self) -> PyResult<String> {
         run(|| {
-            crate::scan::task_json::content_file_json(&self.file, self.include_stats)
+            crate::scan::task_json::content_file_json(&self.file, self.shows_stats())
                 .map(|v| v.to_string())
         })
     }

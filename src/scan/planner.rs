@@ -377,9 +377,10 @@ impl ScanContext {
     /// Reads and filters the delete manifests into an index.
     fn delete_index(&self, manifests: &[ManifestFile]) -> Result<DeleteFileIndex> {
         // Delete files are few: their metrics are decoded whole (equality
-        // ids are not known before they are read).
+        // ids are not known before they are read), column sizes included:
+        // Java keeps every metric of a delete file.
         let columns = Columns {
-            names: columns(true, false),
+            names: columns(true, true),
             metric_keys: None,
         };
         let per_manifest = self.parallel(manifests, |m| {

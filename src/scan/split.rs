@@ -7,6 +7,7 @@
 //! a lookback of open bins, the largest bin leaving first.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use arrow_array::Array;
 
@@ -137,6 +138,26 @@ fn delete_bytes(file: &PlannedFile) -> i64 {
 pub fn weight(task: &SplitTask, open_file_cost: i64) -> i64 {
     let files = 1 + task.file.deletes.len() as i64;
     (task.length + delete_bytes(&task.file)).max(files.saturating_mul(open_file_cost))
+}
+
+/// Merges back-to-back pieces of one file that were packed into the same
+/// group, in group order (Java: `TableScanUtil.mergeTasks` in
+/// `BaseCombinedScanTask`, `SplitScanTask.canMerge`: the same file, and the
+/// next piece starts where the last one ends).
+pub fn merge_adjacent(tasks: Vec<SplitTask>) -> Vec<SplitTask> {
+    let mut out: Vec<SplitTask> = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        if let Some(last) = out.last_mut() {
+            let same_file = Arc::ptr_eq(&last.file.file.manifest, &task.file.file.manifest)
+                && last.file.file.row == task.file.file.row;
+            if same_file && last.start + last.length == task.start {
+                last.length += task.length;
+                continue;
+            }
+        }
+        out.push(task);
+    }
+    out
 }
 
 struct Bin<T> {

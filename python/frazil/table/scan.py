@@ -60,6 +60,8 @@ def _as_int(value: Any, name: str, minimum: int) -> int:
         number = int(value)
     except (TypeError, ValueError):
         raise ValidationError(f"option {name!r} must be an integer, got {value!r}") from None
+    if isinstance(value, float) and number != value:
+        raise ValidationError(f"option {name!r} must be an integer, got {value!r}")
     if isinstance(value, bool) or number < minimum:
         raise ValidationError(f"option {name!r} must be an integer >= {minimum}, got {value!r}")
     return number
@@ -230,6 +232,10 @@ class DataScan:
             return self.options[name]
         return self.table.properties.get(name)
 
+    def _int_option(self, name: str, default: int, minimum: int) -> int:
+        value = self._option(name)
+        return default if value is None else _as_int(value, name, minimum)
+
     def _raw(self) -> Any:
         metadata = self.table.metadata
         threads = self._option("threads")
@@ -265,23 +271,19 @@ class DataScan:
     def plan_tasks(self) -> Iterator[CombinedScanTask]:
         """Tasks split at files' split offsets (or at the target size) and packed by the
         open-file cost, as Java's ``planTasks``."""
-        target = _as_int(
-            self._option("read.split.target-size") or 134217728, "read.split.target-size", 1
-        )
-        lookback = _as_int(
-            self._option("read.split.planning-lookback") or 10, "read.split.planning-lookback", 1
-        )
-        cost = _as_int(
-            self._option("read.split.open-file-cost") or 4194304, "read.split.open-file-cost", 0
-        )
+        # An option set to 0 (or "") is checked, not replaced by the default.
+        target = self._int_option("read.split.target-size", 134217728, 1)
+        lookback = self._int_option("read.split.planning-lookback", 10, 1)
+        cost = self._int_option("read.split.open-file-cost", 4194304, 0)
         snapshot = self._snapshot
         raw = self._raw()
         if snapshot is None or snapshot.manifest_list is None:
             if snapshot is not None:
                 raise NotFoundError(f"snapshot {snapshot.snapshot_id} has no manifest list")
-            return
-        for group in raw.plan_tasks(snapshot.manifest_list, target, lookback, cost):
-            yield CombinedScanTask(tuple(group))
+            return iter(())
+        # Options and the manifest list are checked here, not at the first next().
+        groups = raw.plan_tasks(snapshot.manifest_list, target, lookback, cost)
+        return (CombinedScanTask(tuple(group)) for group in groups)
 
     def plan_arrow(self) -> pa.Table:
         """The plan as a pyarrow Table: one row per task with its data file and delete files."""

@@ -14,6 +14,7 @@ pub mod manifest;
 pub mod memo;
 pub mod murmur3;
 pub mod runtime;
+pub mod scan;
 pub mod spec;
 pub mod transform;
 pub mod values;

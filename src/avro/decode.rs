@@ -86,17 +86,46 @@ enum Node {
         col: usize,
         item: Box<Node>,
     },
-    /// An Iceberg map with int keys and long or binary values.
+    /// An Iceberg map with int keys and long or binary values; with `keep`,
+    /// only the entries whose key it holds are decoded (the others skipped).
     IntMap {
         col: usize,
         key: usize,
         value: MapValue,
+        keep: Option<Arc<KeySet>>,
     },
     StringMap {
         col: usize,
         key: usize,
         value: Box<Node>,
     },
+}
+
+/// The keys an [`Node::IntMap`] keeps: a bitmap over non-negative ints
+/// (metrics maps are keyed by field ids, which are small).
+#[derive(Debug)]
+pub struct KeySet {
+    bits: Vec<u64>,
+}
+
+impl KeySet {
+    pub fn new(keys: &[i32]) -> KeySet {
+        let top = keys.iter().copied().filter(|k| *k >= 0).max().unwrap_or(0) as usize;
+        let mut bits = vec![0u64; top / 64 + 1];
+        for k in keys.iter().filter(|k| **k >= 0) {
+            bits[*k as usize / 64] |= 1 << (*k as usize % 64);
+        }
+        KeySet { bits }
+    }
+
+    #[inline(always)]
+    fn contains(&self, key: i32) -> bool {
+        usize::try_from(key).is_ok_and(|k| {
+            self.bits
+                .get(k / 64)
+                .is_some_and(|word| word & (1 << (k % 64)) != 0)
+        })
+    }
 }
 
 /// The value column of an [`Node::IntMap`], with the null branch index of
@@ -128,6 +157,15 @@ impl Plan {
             slot,
             read_type: read_type.clone(),
         })
+    }
+
+    /// [`Plan::compile`], decoding only the entries of int-keyed maps (a
+    /// manifest's metrics maps) whose key is in `keys`: a scan needs the
+    /// metrics of the columns its filter reads, not of every column.
+    pub fn compile_keeping(writer: &Schema, read_type: &Type, keys: &[i32]) -> Result<Plan> {
+        let mut plan = Plan::compile(writer, read_type)?;
+        restrict_int_maps(&mut plan.root, &Arc::new(KeySet::new(keys)));
+        Ok(plan)
     }
 
     pub fn read_type(&self) -> &Type {
@@ -207,6 +245,18 @@ fn compile_skip(schema: &Schema) -> Skip {
         },
         Schema::Map { values, .. } => Skip::Map(Box::new(compile_skip(values))),
         Schema::Union(branches) => Skip::Union(branches.iter().map(compile_skip).collect()),
+    }
+}
+
+fn restrict_int_maps(node: &mut Node, keys: &Arc<KeySet>) {
+    match node {
+        Node::IntMap { keep, .. } => *keep = Some(keys.clone()),
+        Node::Optional { inner, .. } => restrict_int_maps(inner, keys),
+        Node::Union(branches) => branches.iter_mut().for_each(|b| restrict_int_maps(b, keys)),
+        Node::Record { fields, .. } => fields.iter_mut().for_each(|f| restrict_int_maps(f, keys)),
+        Node::Array { item, .. } => restrict_int_maps(item, keys),
+        Node::StringMap { value, .. } => restrict_int_maps(value, keys),
+        _ => {}
     }
 }
 
@@ -291,6 +341,7 @@ fn compile_node(writer: &Schema, slot: &Slot, path: &str) -> Result<Node> {
                             col: *col,
                             key: *key_col,
                             value,
+                            keep: None,
                         });
                     }
                 }
@@ -474,7 +525,12 @@ fn exec(node: &Node, c: &mut Cursor, b: &mut Builders) -> Result<()> {
                 b.structs[*n].append_non_null();
             }
         }
-        Node::IntMap { col, key, value } => exec_int_map(*col, *key, *value, c, b)?,
+        Node::IntMap {
+            col,
+            key,
+            value,
+            keep,
+        } => exec_int_map(*col, *key, *value, keep.as_deref(), c, b)?,
         Node::Skip(s) => skip(s, c)?,
         other => exec_other(other, c, b)?,
     }
@@ -491,6 +547,7 @@ fn exec_int_map(
     col: usize,
     key: usize,
     value: MapValue,
+    keep: Option<&KeySet>,
     c: &mut Cursor,
     b: &mut Builders,
 ) -> Result<()> {
@@ -501,10 +558,69 @@ fn exec_int_map(
             break;
         }
         check_items(c, count)?;
-        int_map_block(count, key, value, c, b)?;
-        total += count;
+        total += match keep {
+            None => {
+                int_map_block(count, key, value, c, b)?;
+                count
+            }
+            Some(keys) => int_map_block_keeping(count, key, value, keys, c, b)?,
+        };
     }
     b.lists[col].push(total)
+}
+
+/// One block of an int-keyed map, keeping the entries whose key `keys`
+/// holds and skipping the others' values; returns how many were kept.
+fn int_map_block_keeping(
+    count: usize,
+    key: usize,
+    value: MapValue,
+    keys: &KeySet,
+    c: &mut Cursor,
+    b: &mut Builders,
+) -> Result<usize> {
+    let mut kept = 0;
+    for _ in 0..count {
+        let k = c.read_int()?;
+        if keys.contains(k) {
+            b.i32s[key].values.push(k);
+            b.i32s[key].nulls.append_non_null();
+            int_map_value(value, c, b)?;
+            kept += 1;
+        } else {
+            skip_int_map_value(value, c)?;
+        }
+    }
+    Ok(kept)
+}
+
+fn skip_int_map_value(value: MapValue, c: &mut Cursor) -> Result<()> {
+    let present = |null_index: i64, c: &mut Cursor| -> Result<bool> {
+        let branch = c.read_long()?;
+        if branch == null_index {
+            Ok(false)
+        } else if branch == 1 - null_index {
+            Ok(true)
+        } else {
+            Err(invalid_branch(branch))
+        }
+    };
+    match value {
+        MapValue::Long(_) => c.skip_long(),
+        MapValue::Bytes(_) => c.read_bytes().map(|_| ()),
+        MapValue::OptLong(n, _) => {
+            if present(n, c)? {
+                c.skip_long()?;
+            }
+            Ok(())
+        }
+        MapValue::OptBytes(n, _) => {
+            if present(n, c)? {
+                c.read_bytes()?;
+            }
+            Ok(())
+        }
+    }
 }
 
 #[inline(never)]

@@ -25,13 +25,26 @@ pub fn read_manifest_list(data: &[u8], location: &str) -> Result<RecordBatch> {
 fn read_inner(data: &[u8]) -> Result<RecordBatch> {
     let header = container::read_header(data)?;
     super::reader::require_field_ids(&header.schema)?;
-    format_version(&header)?;
+    let version = format_version(&header)?;
     let fields = manifest_file_fields(None);
     let mut array = avro::read_with(data, &header, &Type::Struct(fields))?;
     for name in ["content", "sequence_number", "min_sequence_number"] {
         let Some(column) = array.column_by_name(name) else {
             continue;
         };
+        if version >= 2 {
+            // Required from v2 on: a null is a broken list, not a v1 default.
+            if let Some(row) = (0..column.len()).find(|&i| column.is_null(i)) {
+                let path = array
+                    .column_by_name("manifest_path")
+                    .map(|c| c.as_string::<i32>().value(row).to_owned())
+                    .unwrap_or_default();
+                return Err(Error::InvalidData(format!(
+                    "manifest list (format v{version}) has no {name} for manifest {path}"
+                )));
+            }
+            continue;
+        }
         let filled: ArrayRef = if name == "content" {
             let c = column.as_primitive::<Int32Type>();
             Arc::new(

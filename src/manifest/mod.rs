@@ -20,7 +20,7 @@ use arrow_schema::{DataType, Field, Fields};
 use rayon::prelude::*;
 
 pub use list::{read_manifest_list, write_manifest_list, ListOptions};
-pub use reader::{read_location, read_manifest, Inherit};
+pub use reader::{read_location, read_manifest, read_manifest_as, Inherit};
 pub use writer::{write_manifest, ManifestOptions, ManifestStats};
 
 use crate::error::Result;

@@ -159,7 +159,28 @@ pub fn read_manifest(
     columns: Option<&[String]>,
     inherit: Option<Inherit>,
 ) -> Result<RecordBatch> {
-    read_manifest_inner(data, columns, inherit).map_err(avro::in_file(location))
+    read_manifest_inner(data, columns, inherit, None, None).map_err(avro::in_file(location))
+}
+
+/// [`read_manifest`] with the partition tuple read as `partition_type`
+/// instead of the type the file's own metadata gives: a scan reads every
+/// manifest of a spec with the table's partition type for that spec (as
+/// Java's `ManifestReader` does with `specsById`), so that values of a
+/// promoted identity column compare equal across manifests.
+///
+/// With `metric_keys`, the metrics maps (`column_sizes` ... `upper_bounds`)
+/// hold only the entries of those field ids: a scan decodes the metrics of
+/// the columns its filter reads, not of every column.
+pub fn read_manifest_as(
+    data: &[u8],
+    location: &str,
+    partition_type: &Type,
+    columns: Option<&[String]>,
+    inherit: Option<Inherit>,
+    metric_keys: Option<&[i32]>,
+) -> Result<RecordBatch> {
+    read_manifest_inner(data, columns, inherit, Some(partition_type), metric_keys)
+        .map_err(avro::in_file(location))
 }
 
 /// What is derived from a manifest's metadata and the caller's columns:
@@ -176,7 +197,9 @@ struct Prepared {
 }
 
 /// Avro writer schema, `partition-spec` and `schema` metadata, format
-/// version, requested columns, and whether first row ids are assigned.
+/// version, requested columns, whether first row ids are assigned, and the
+/// caller's partition type (its debug text), if any, and the metrics keys
+/// kept (all when None).
 type PreparedKey = (
     String,
     Option<String>,
@@ -184,13 +207,23 @@ type PreparedKey = (
     u8,
     Option<Vec<String>>,
     bool,
+    Option<String>,
+    Option<Vec<i32>>,
 );
 
 static PREPARED: Memo<PreparedKey, Arc<Prepared>> = Memo::new(16);
 
-fn prepare(key: &PreparedKey, header: &Header) -> Result<Arc<Prepared>> {
-    let (_, _, schema, _, columns, wants_first_row_id) = key;
-    let all = entry_read_fields(manifest_partition_type(header)?);
+fn prepare(
+    key: &PreparedKey,
+    header: &Header,
+    partition_type: Option<&Type>,
+) -> Result<Arc<Prepared>> {
+    let (_, _, schema, _, columns, wants_first_row_id, _, metric_keys) = key;
+    let partition_type = match partition_type {
+        Some(t) => t.clone(),
+        None => manifest_partition_type(header)?,
+    };
+    let all = entry_read_fields(partition_type);
     let requested = match columns {
         None => all.clone(),
         Some(cols) => select(&all, &parse_paths(cols))?,
@@ -207,7 +240,10 @@ fn prepare(key: &PreparedKey, header: &Header) -> Result<Arc<Prepared>> {
     let decoded = Type::Struct(select(&all, &paths)?);
     Ok(Arc::new(Prepared {
         requested,
-        plan: Arc::new(Plan::compile(&header.schema, &decoded)?),
+        plan: Arc::new(match metric_keys {
+            None => Plan::compile(&header.schema, &decoded)?,
+            Some(keys) => Plan::compile_keeping(&header.schema, &decoded, keys)?,
+        }),
         bounds: schema.as_deref().map(bound_rules).transpose()?,
     }))
 }
@@ -216,6 +252,8 @@ fn read_manifest_inner(
     data: &[u8],
     columns: Option<&[String]>,
     inherit: Option<Inherit>,
+    partition_type: Option<&Type>,
+    metric_keys: Option<&[i32]>,
 ) -> Result<RecordBatch> {
     let header = container::read_header(data)?;
     require_field_ids(&header.schema)?;
@@ -234,8 +272,10 @@ fn read_manifest_inner(
         version,
         columns.map(<[String]>::to_vec),
         wants_first_row_id,
+        partition_type.map(|t| format!("{t:?}")),
+        metric_keys.map(<[i32]>::to_vec),
     );
-    let prepared = PREPARED.get_or_try_insert(key, |key| prepare(key, &header))?;
+    let prepared = PREPARED.get_or_try_insert(key, |key| prepare(key, &header, partition_type))?;
     let array = avro::read_with_plan(data, &header, &prepared.plan)?;
     let array = apply_defaults(array, inherit)?;
     if let Some(rules) = &prepared.bounds {

@@ -514,3 +514,55 @@ fn writers_refuse_bad_entries() {
         "sanity of the arrow version in use"
     );
 }
+
+#[test]
+fn metric_keys_keep_only_those_entries() {
+    let (file, _) = write_manifest(&entries(&sample()), &options(2)).unwrap();
+    let header = container::read_header(&file).unwrap();
+    let partition_type = reader::manifest_partition_type(&header).unwrap();
+    let cols = vec![
+        "data_file.column_sizes".to_owned(),
+        "data_file.lower_bounds".to_owned(),
+        "data_file.file_path".to_owned(),
+    ];
+    let read = |keys: Option<&[i32]>| {
+        read_manifest_as(&file, "m.avro", &partition_type, Some(&cols), None, keys).unwrap()
+    };
+    let map_keys = |batch: &RecordBatch, name: &str| -> Vec<Vec<i32>> {
+        let map = data_file(batch)
+            .column_by_name(name)
+            .unwrap()
+            .as_map()
+            .clone();
+        (0..map.len())
+            .map(|i| {
+                let entries = map.value(i);
+                let keys = entries.column(0).as_primitive::<Int32Type>();
+                keys.values().to_vec()
+            })
+            .collect()
+    };
+    let all = read(None);
+    assert_eq!(map_keys(&all, "column_sizes"), vec![vec![1, 2, 3]; 4]);
+    let some = read(Some(&[3, 40]));
+    assert_eq!(map_keys(&some, "column_sizes"), vec![vec![3]; 4]);
+    // The kept values are the right ones; other columns are untouched.
+    let sizes = data_file(&some)
+        .column_by_name("column_sizes")
+        .unwrap()
+        .as_map()
+        .clone();
+    let values: Vec<i64> = sizes.values().as_primitive::<Int64Type>().values().to_vec();
+    assert_eq!(values, [300, 301, 302, 303]);
+    assert_eq!(map_keys(&some, "lower_bounds"), vec![Vec::<i32>::new(); 4]);
+    assert_eq!(
+        data_file(&some)
+            .column_by_name("file_path")
+            .unwrap()
+            .as_string::<i32>()
+            .value(3),
+        "s3://b/d.parquet"
+    );
+    let none = read(Some(&[]));
+    assert_eq!(map_keys(&none, "column_sizes"), vec![Vec::<i32>::new(); 4]);
+}

@@ -11,6 +11,7 @@ mod expressions;
 mod expressions_test_hooks;
 mod io;
 mod manifest;
+mod scan;
 mod spec;
 mod transforms;
 mod values;
@@ -22,6 +23,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     transforms::register(m)?;
     io::register(m)?;
     manifest::register(m)?;
+    scan::register(m)?;
     values::register(m)?;
     expressions::register(m)?;
     expressions_test_hooks::register(m)?;

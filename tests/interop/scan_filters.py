@@ -4,7 +4,7 @@ A filter is Java's ``ExpressionParser`` JSON with its values in the Appendix D J
 the column's type (dates ``"2024-01-02"``, timestamps ``"2024-01-02T10:00:00"`` or
 ``"...+00:00"``, decimals ``"1.50"`` at the column's scale, binary and fixed as hex, uuids as
 text, floats as JSON numbers), so that Java reads it with ``ExpressionParser.fromJson(json,
-schema)`` and frazil with ``frazil.expressions.from_json(json)``.
+schema)`` and frazil with ``frazil.expressions.from_json(json, schema)``.
 
 :func:`battery` derives one table's filters from its columns and the values written to them:
 every operation on every column, at the lowest, middle and highest values, beyond them, in
@@ -375,26 +375,41 @@ def battery(columns: Sequence[Column], seed: int, combinations: int = 40) -> lis
 # --- ground truth -------------------------------------------------------------------------
 
 
-def push_not(expr: Any, negate: bool = False) -> Any:
-    """NOT pushed into the predicates (Iceberg's Expression.negate / RewriteNot)."""
+def push_not(expr: Any, negate: bool = False, keep_nan: Mapping[str, str] | None = None) -> Any:
+    """NOT pushed into the predicates (Iceberg's Expression.negate / RewriteNot). With
+    ``keep_nan`` (column types), a negated ordered comparison on a float or double column
+    also keeps NaN rows: ``NOT x < c`` is ``x >= c OR x IS NAN`` (frazil's reading; the
+    pitfalls' "NOT (x < c) ... drops NaN rows")."""
     if isinstance(expr, bool):
         return expr != negate
     kind = expr["type"]
     if kind == "not":
-        return push_not(expr["child"], not negate)
+        return push_not(expr["child"], not negate, keep_nan)
     if kind in ("and", "or"):
         swapped = {"and": "or", "or": "and"}[kind] if negate else kind
         return {
             "type": swapped,
-            "left": push_not(expr["left"], negate),
-            "right": push_not(expr["right"], negate),
+            "left": push_not(expr["left"], negate, keep_nan),
+            "right": push_not(expr["right"], negate, keep_nan),
         }
-    return {**expr, "type": NEGATED[kind]} if negate else expr
+    if not negate:
+        return expr
+    negated = {**expr, "type": NEGATED[kind]}
+    if (
+        keep_nan is not None
+        and kind in ("lt", "lt-eq", "gt", "gt-eq")
+        and keep_nan[expr["term"]] in ("float", "double")
+    ):
+        return {"type": "or", "left": negated, "right": {"type": "is-nan", "term": expr["term"]}}
+    return negated
 
 
-def matches(expr: Any, row: Mapping[str, Any], types: Mapping[str, str]) -> bool:
-    """Whether the row matches (module docstring: the narrowest semantics)."""
-    return _matches(push_not(expr), row, types)
+def matches(
+    expr: Any, row: Mapping[str, Any], types: Mapping[str, str], keep_nan: bool = False
+) -> bool:
+    """Whether the row matches (module docstring: the narrowest semantics; with
+    ``keep_nan``, NaN rows match the negation of an ordered comparison)."""
+    return _matches(push_not(expr, keep_nan=types if keep_nan else None), row, types)
 
 
 def _matches(expr: Any, row: Mapping[str, Any], types: Mapping[str, str]) -> bool:

@@ -66,13 +66,15 @@ def files_with_matches(
     filters: Sequence[Filter],
     rows_by_file: Mapping[str, Sequence[Mapping[str, Any]]],
     types: Mapping[str, str],
+    keep_nan: bool = False,
 ) -> list[set[str]]:
-    """For each filter, the data files holding at least one matching row."""
+    """For each filter, the data files holding at least one matching row (``keep_nan``:
+    :func:`scan_filters.matches`)."""
     return [
         {
             path
             for path, rows in rows_by_file.items()
-            if any(matches(f.expr, r, types) for r in rows)
+            if any(matches(f.expr, r, types, keep_nan) for r in rows)
         }
         for f in filters
     ]

@@ -14,12 +14,26 @@ by timestamp), every snapshot selection and every filter of its battery
 - truncate[W] on int and long wraps around near the type's minimum (``v - v % W`` overflows):
   Java writes the row -2147483648 under truncate[10] into partition 2147483646, then
   projects ``i < -2147483639`` to partitions <= -2147483640 and loses it.
+- ``NOT (x < c)`` on a float or double column: Java rewrites it to ``x >= c`` (RewriteNot)
+  and prunes files whose only matching rows are NaN, which do satisfy ``NOT (x < c)`` (the
+  pitfalls: "NOT (x < c) that prunes on bounds alone drops NaN rows"). frazil keeps them:
+  its expected plan adds the files holding a NaN row that matches under that reading.
+- Java's partition evaluator orders nulls first, so ``dt <= c`` holds for a null ``dt_month``
+  partition value (pitfalls: "Java's residual evaluator orders nulls first: do not copy
+  that"). Where the metrics evaluator cannot rule a file out for another reason (an IN of
+  more than 200 values), Java plans files of that null partition holding no matching row.
+  frazil may skip such a file: one under a null partition value of a column the filter
+  compares with an ordered comparison, holding no matching row.
 - IS NULL on a field two structs deep: Java's Parquet metrics do not count the rows where
   an enclosing struct is null (value count 3 and null count 0 in a file of 4 rows), so Java
   prunes files holding such rows.
 
-In the last two cases frazil must still plan the file: its expected plan is Java's plus
-the files Java pruned that hold matching rows.
+For nested nulls frazil must still plan the file: its expected plan is Java's plus the files
+Java pruned that hold matching rows. The truncate wrap-around is different: the partition
+value Java wrote is itself wrong (the spec's ``v - (((v % W) + W) % W)`` lies below the type's
+minimum, so no partition value is right; a wrapped value is not a multiple of W), and frazil
+projects filters as the spec says, so it may skip a file filed under a wrapped value; it
+must plan every other file Java plans or that holds a matching row, and nothing more.
 
 Ground truth (tests/interop/scan_truth.py) holds every planner to the inclusive rule: a data
 file holding a row that matches the filter is planned. Java is checked against it too, so a
@@ -49,15 +63,52 @@ NESTED_NULLS = (
     "whose enclosing struct is null (value count < record count, null count 0), and IS NULL "
     "prunes on the null count"
 )
+WRONG_PARTITION_VALUES = {
+    "transforms_v1": {"i": "truncate[10] wraps around at the int minimum"},
+    "transforms_v2": {"l": "truncate[1000] wraps around at the long minimum"},
+}
+# The partition directory and width of those truncate fields.
+WRAPPED_PARTITIONS = {"transforms_v1": ("i_trunc", 10), "transforms_v2": ("l_trunc_1000", 1000)}
 JAVA_LOSES_ROWS = {
     "types_v2": {"st.inner.x": NESTED_NULLS, "st.inner.dt": NESTED_NULLS},
     "java_types": {
         "u": "uuid bounds compared as signed longs",
         "st.su": "uuid bounds compared as signed longs",
     },
-    "transforms_v1": {"i": "truncate[10] wraps around at the int minimum"},
-    "transforms_v2": {"l": "truncate[1000] wraps around at the long minimum"},
+    **WRONG_PARTITION_VALUES,
 }
+
+
+def _touches_wrapped_partitions(table: ScanTable, f: Filter) -> bool:
+    """The filter touches a column whose partition values Java wrote wrongly."""
+    return bool(f.columns & set(WRONG_PARTITION_VALUES.get(table.name, {})))
+
+
+def _ordered_columns(expr: Any) -> set[str]:
+    """Columns under <, <=, > or >= anywhere in a filter (NOT included)."""
+    if not isinstance(expr, dict):
+        return set()
+    if expr["type"] in ("lt", "lt-eq", "gt", "gt-eq"):
+        return {expr["term"]}
+    return {c for k in ("child", "left", "right") for c in _ordered_columns(expr.get(k))}
+
+
+def _null_first_extra(ref: Reference, n: int, location: str) -> bool:
+    """Java planned the file only because it orders null partition values first."""
+    if location in ref.nan_truth[n]:
+        return False
+    columns = _ordered_columns(ref.filters[n].expr)
+    nulls = re.findall(r"/([^/=]+)=null/", location)
+    return any(p == c or p.startswith(c + "_") for p in nulls for c in columns)
+
+
+def _wrapped(table: ScanTable, location: str) -> bool:
+    """The data file is filed under a wrapped truncate value (not a multiple of W)."""
+    if table.name not in WRAPPED_PARTITIONS:
+        return False
+    name, width = WRAPPED_PARTITIONS[table.name]
+    found = re.search(rf"/{name}=(-?\d+)/", location)
+    return found is not None and int(found.group(1)) % width != 0
 
 
 @dataclass(frozen=True)
@@ -69,6 +120,8 @@ class Reference:
     java: tuple[Plan, ...]
     unfiltered: Plan  # the plan for "always true" (every live data file)
     truth: tuple[frozenset[str], ...]  # per filter: data files holding a matching row
+    # per filter: the same where NaN rows match negated ordered comparisons
+    nan_truth: tuple[frozenset[str], ...]
     metrics: Mapping[str, Mapping[str, FileMetrics]]  # uuid column -> file -> metrics
 
 
@@ -103,13 +156,20 @@ def references(
                     rows_cache[location] = read_rows(location, names, [c.name for c in uuids])
             rows = {location: rows_cache[location] for location in java[0]}
             truth = files_with_matches(filters, rows, table.types)
+            nan_truth = files_with_matches(filters, rows, table.types, keep_nan=True)
             metrics = {
                 c.name: plan_referee.file_metrics(java_table, selection.java, c.field_id)
                 for c in uuids
             }
             out[name].append(
                 Reference(
-                    selection, filters, java, java[0], tuple(frozenset(t) for t in truth), metrics
+                    selection,
+                    filters,
+                    java,
+                    java[0],
+                    tuple(frozenset(t) for t in truth),
+                    tuple(frozenset(t) for t in nan_truth),
+                    metrics,
                 )
             )
     count = sum(len(r.filters) for refs in out.values() for r in refs)
@@ -143,7 +203,9 @@ def frazil_plans(
         for ref in references[name]:
             plans = []
             for f in ref.filters:
-                scan = opened.scan(row_filter=from_json(f.text), **ref.selection.kwargs)
+                scan = opened.scan(
+                    row_filter=from_json(f.text, opened.schema()), **ref.selection.kwargs
+                )
                 plan: Plan = {}
                 for task in scan.plan_files():
                     path = str(task.file.file_path)
@@ -174,7 +236,7 @@ def expected_files(table: ScanTable, ref: Reference, n: int) -> set[str]:
                 f.expr, {c: _stats(ref.metrics[c][location]) for c in uuid_columns}
             )
         }
-    return set(ref.java[n]) | ref.truth[n]
+    return set(ref.java[n]) | ref.nan_truth[n]
 
 
 def _stats(m: FileMetrics) -> FieldStats:
@@ -260,6 +322,11 @@ def test_frazil_plans_what_java_plans(
     for ref, plans in zip(references[name], frazil_plans[name], strict=True):
         for n, plan in enumerate(plans):
             expected = expected_files(table, ref, n)
+            if _touches_wrapped_partitions(table, ref.filters[n]):
+                # Files under a wrapped partition value may be skipped (docstring).
+                expected -= {x for x in expected - set(plan) if _wrapped(table, x)}
+            # Files Java plans by ordering null partition values first (docstring).
+            expected -= {x for x in expected - set(plan) if _null_first_extra(ref, n, x)}
             if set(plan) != expected:
                 failures.append(
                     f"{_label(table, ref, n)}\n    missing {sorted(expected - set(plan))}"
@@ -290,12 +357,17 @@ def test_frazil_plans_every_file_with_matching_rows(
     frazil_plans: dict[str, list[tuple[Plan, ...]]],
 ) -> None:
     """Inclusive planning never loses a row: every data file holding a matching row (read
-    from the file itself) is planned, for every filter and snapshot."""
+    from the file itself) is planned, for every filter and snapshot, except rows whose
+    partition values Java wrote wrongly (module docstring)."""
     table = scan_tables[name]
     lost = [
         f"{_label(table, ref, n)} loses {sorted(ref.truth[n] - set(plan))}"
         for ref, plans in zip(references[name], frazil_plans[name], strict=True)
         for n, plan in enumerate(plans)
-        if not ref.truth[n] <= set(plan)
+        if {
+            x
+            for x in ref.truth[n] - set(plan)
+            if not (_touches_wrapped_partitions(table, ref.filters[n]) and _wrapped(table, x))
+        }
     ]
     assert not lost, "\n".join(lost[:20])

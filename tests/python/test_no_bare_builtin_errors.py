@@ -15,7 +15,6 @@ PACKAGE = Path(frazil.__file__).parent
 # Abstract methods raise NotImplementedError: a programming error, never a user's.
 ALLOWED = {"NotImplementedError"}
 
-
 BUILTIN_EXCEPTIONS = {
     name
     for name, value in vars(builtins).items()
@@ -26,6 +25,17 @@ BUILTIN_EXCEPTIONS = {
 def _offences(path: Path, root: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     found: set[str] = set()
+    scopes: list[tuple[ast.AST, str]] = [
+        (node, getattr(node, "name", ""))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+
+    def scope_of(node: ast.AST) -> str:
+        line = getattr(node, "lineno", 0)
+        inside = [name for fn, name in scopes if fn.lineno <= line <= (fn.end_lineno or fn.lineno)]
+        return inside[-1] if inside else ""
+
     for node in ast.walk(tree):
         # `raise ValueError(...)`, `raise ValueError`, and helpers that build one
         # (`return TypeError(...)`): any call or raise of a builtin exception class.
@@ -35,6 +45,9 @@ def _offences(path: Path, root: Path) -> list[str]:
         elif isinstance(node, ast.Call):
             target = node.func
         if isinstance(target, ast.Name) and target.id in BUILTIN_EXCEPTIONS:
+            # A module's __getattr__ (PEP 562) must raise AttributeError: the protocol.
+            if scope_of(node) == "__getattr__" and target.id == "AttributeError":
+                continue
             relative = path.relative_to(root)
             found.add(f"{relative}:{node.lineno}: {target.id}")
     return sorted(found)

@@ -524,9 +524,10 @@ NotStartsWith._negation = StartsWith
 
 @dataclass(frozen=True, init=False, eq=False, repr=False)
 class SetPredicate(UnboundPredicate):
-    """A test of the term against a set of values (held as a frozenset)."""
+    """A test of the term against a set of values: distinct Iceberg literals, in Iceberg's
+    order (a tuple, not a frozenset: Python calls 0.0 and -0.0 equal, Iceberg does not)."""
 
-    values: frozenset[LiteralValue]
+    values: tuple[LiteralValue, ...]
     _symbol: ClassVar[str]
     _negation: ClassVar[type[SetPredicate]]
 
@@ -540,23 +541,21 @@ class SetPredicate(UnboundPredicate):
             )
         checked = [check_literal(v, where) for v in values]
         by_key = {literal_key(v): v for v in checked}
-        kept = frozenset(checked)
-        if len(kept) != len(by_key):
-            # A frozenset merges values Python calls equal (1, 1.0, True; 0.0, -0.0) that bind
-            # differently: refuse rather than silently drop one of them.
-            seen: dict[LiteralValue, LiteralValue] = {}
-            for v in by_key.values():
-                if v in seen:
-                    raise ValidationError(
-                        f"{where}: the values {seen[v]!r} and {v!r} are equal in Python but "
-                        f"different Iceberg literals; give values of one kind"
-                    )
-                seen[v] = v
+        # Python merges 1, 1.0 and True, which bind differently: refuse a mix rather than
+        # silently drop one of them. 0.0 and -0.0 are both kept (distinct Iceberg values).
+        seen: dict[LiteralValue, LiteralValue] = {}
+        for v in by_key.values():
+            if v in seen and not (isinstance(v, float) and isinstance(seen[v], float)):
+                raise ValidationError(
+                    f"{where}: the values {seen[v]!r} and {v!r} are equal in Python but "
+                    f"different Iceberg literals; give values of one kind"
+                )
+            seen[v] = v
         object.__setattr__(self, "term", term)
-        object.__setattr__(self, "values", kept)
+        object.__setattr__(self, "values", tuple(by_key[k] for k in sorted(by_key)))
 
     def _sorted(self) -> list[LiteralValue]:
-        return sorted(self.values, key=literal_key)
+        return list(self.values)
 
     def _key(self) -> tuple[Any, ...]:
         return (self.term, frozenset(literal_key(v) for v in self.values))

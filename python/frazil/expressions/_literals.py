@@ -182,7 +182,7 @@ def parse_typed(kind: str, text: str) -> LiteralValue:
         if kind == "TIME":
             parsed_time = _dt.time.fromisoformat(text.strip())
             if parsed_time.tzinfo is not None:
-                raise ValueError("a time has no zone offset")
+                raise InvalidValueError("a time has no zone offset")
             return parsed_time
         if kind == "TIMESTAMP":
             stripped = text.strip()
@@ -192,14 +192,14 @@ def parse_typed(kind: str, text: str) -> LiteralValue:
         if kind == "DECIMAL":
             number = _decimal.Decimal(text.strip())
             if not number.is_finite():
-                raise ValueError("not a finite number")
+                raise InvalidValueError("not a finite number")
             return number
         if kind == "UUID":
             return _uuid.UUID(text.strip())
         if kind == "FLOAT":
             number_f = float(text.strip())
             if math.isnan(number_f):
-                raise ValueError("NaN cannot be compared with a column: use IS NAN")
+                raise InvalidValueError("NaN cannot be compared with a column: use IS NAN")
             return number_f
     except (ValueError, IndexError, _decimal.InvalidOperation) as e:
         detail = str(e) or "malformed"

@@ -8,6 +8,7 @@ stands for (``col("x").ref``) is an ordinary comparable, hashable value.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import FrozenInstanceError
 
 from frazil.errors import FrazilTypeError
 from frazil.expressions._base import (
@@ -42,7 +43,7 @@ class Column:
         object.__setattr__(self, "ref", name if isinstance(name, Reference) else Reference(name))
 
     def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"a Column is immutable; cannot set {name!r}")
+        raise FrozenInstanceError(f"a Column is immutable; cannot set {name!r}")
 
     @property
     def name(self) -> str:

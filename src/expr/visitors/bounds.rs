@@ -12,9 +12,9 @@
 //!   `double` (float) or a timestamp (v3: a date, read as midnight).
 //!
 //! A NaN bound (the spec forbids them; old ORC writers wrote them) is no
-//! bound. Zeros are widened: a lower bound reads +0.0 as -0.0 and an upper
-//! bound -0.0 as +0.0, so files and manifests from writers that ignored the
-//! sign of zero (spec: note 2 of "Manifest Lists") lose no row.
+//! bound. Zeros keep their sign as written: -0.0 precedes +0.0 (spec:
+//! "Manifests", note 2), and Java prunes on them as written, so frazil
+//! plans the files Java plans.
 
 use std::sync::Arc;
 
@@ -52,13 +52,11 @@ pub(crate) struct BadBound {
 /// which widths are allowed, and those widths for error messages.
 type Layout = (Option<RawKind>, DataType, fn(usize) -> bool, &'static str);
 
-/// The [`Layout`] of bounds of `ty`.
-fn layout(ty: PrimitiveType, side: Side) -> Layout {
+/// The [`Layout`] of bounds of `ty` (the same on either side).
+fn layout(ty: PrimitiveType) -> Layout {
     use PrimitiveType as P;
     let int = |per_day| Some(RawKind::Int { per_day });
-    let float = Some(RawKind::Float {
-        lower_zero: side == Side::Lower,
-    });
+    let float = Some(RawKind::Float);
     let dt = primitive_data_type(ty);
     match ty {
         P::Boolean => (Some(RawKind::Bool), dt, |n| n == 1, "1"),
@@ -120,7 +118,7 @@ pub(crate) fn bound_column<'a>(
         offsets: values.value_offsets(),
         data: values.value_data(),
     };
-    let (kind, data_type, width_ok, expected) = layout(ty, side);
+    let (kind, data_type, width_ok, expected) = layout(ty);
     let floating = ty.is_floating();
     let fixed_length = match ty {
         PrimitiveType::Fixed(n) => usize::try_from(n).ok(),
@@ -298,10 +296,10 @@ mod tests {
         let p3 = at(3);
         let c = bound_column(&values, &p3, d, Side::Lower).unwrap();
         assert!(c.compare(Op::Eq, &Literal::Decimal(128)).unwrap().value(0));
-        // Zero widens: -0.0 as a lower bound, +0.0 as an upper one.
+        // Zero keeps its sign: a +0.0 bound is not -0.0.
         let p4 = at(4);
         let lower = bound_column(&values, &p4, PrimitiveType::Double, Side::Lower).unwrap();
-        assert!(lower
+        assert!(!lower
             .compare(Op::Eq, &Literal::Double(-0.0))
             .unwrap()
             .value(0));

@@ -6,9 +6,11 @@
 //! loop per predicate, giving a bitmap; no per-row `Datum` is built.
 //!
 //! Value semantics ("R", what the evaluators are sound for):
-//! - null: SQL three-valued logic. A comparison, `IN`, `STARTS WITH` and
-//!   their negations are unknown on null (the row does not match); `IS NULL`
-//!   is true, `IS NAN` false, `IS NOT NAN` true.
+//! - null: `IS NULL`, `IS NOT NAN` and the negative operations `!=`,
+//!   `NOT IN` and `NOT STARTS WITH` hold (Java's evaluator computes those as
+//!   negations; pitfalls: `NOT NaN(null)` is true, NOT STARTS WITH is the
+//!   negation of STARTS WITH); ordered comparisons, `=`, `IN` and
+//!   `STARTS WITH` do not (unlike Java, which orders nulls first).
 //! - floats: NaN is unordered. `<`, `<=`, `>`, `>=`, `=` and `IN` are false
 //!   for NaN, `!=` and `NOT IN` true. Other values follow Iceberg's order
 //!   (spec: "Sorting"): -0.0 sorts before and differs from +0.0, as in Java.
@@ -17,7 +19,8 @@
 //!   them signed).
 //!
 //! Java's row `Evaluator` differs on purpose: it orders nulls first and NaN
-//! above every value, so `null < 5` and `NaN > 5` hold there.
+//! above every value, so `null < 5` and `NaN > 5` hold there (while Java's
+//! metrics evaluators prune as if they did not).
 
 use std::cmp::Ordering;
 
@@ -73,11 +76,9 @@ pub(crate) enum RawKind {
     Int {
         per_day: i64,
     },
-    /// 8 or 4 bytes; a zero reads as -0.0 in lower bounds and +0.0 in upper
-    /// bounds (`lower_zero`).
-    Float {
-        lower_zero: bool,
-    },
+    /// 8 or 4 bytes, the sign of zero as written (spec: "Manifests", note 2:
+    /// -0.0 precedes +0.0; Java compares bounds as written).
+    Float,
     /// Big-endian two's complement, 1 to 16 bytes.
     Decimal,
     Bytes,
@@ -247,7 +248,7 @@ impl<'a> Column<'a> {
             Values::Null => Kind::Null,
             Values::Bool(_) | Values::Raw(_, RawKind::Bool) => Kind::Bool,
             Values::I32(_) | Values::I64(_) | Values::Raw(_, RawKind::Int { .. }) => Kind::Int,
-            Values::F32(_) | Values::F64(_) | Values::Raw(_, RawKind::Float { .. }) => Kind::Float,
+            Values::F32(_) | Values::F64(_) | Values::Raw(_, RawKind::Float) => Kind::Float,
             Values::I128(_) | Values::Raw(_, RawKind::Decimal) => Kind::Decimal,
             Values::Bytes { .. }
             | Values::LargeBytes { .. }
@@ -292,19 +293,14 @@ impl<'a> Column<'a> {
         match &self.values {
             Values::F32(v) => f64::from(v[i]),
             Values::F64(v) => v[i],
-            Values::Raw(raw, RawKind::Float { lower_zero }) => {
+            Values::Raw(raw, RawKind::Float) => {
                 let b = raw.get(i);
-                let v = if let Ok(b8) = <[u8; 8]>::try_from(b) {
+                if let Ok(b8) = <[u8; 8]>::try_from(b) {
                     f64::from_le_bytes(b8)
                 } else if let Ok(b4) = <[u8; 4]>::try_from(b) {
                     f64::from(f32::from_le_bytes(b4))
                 } else {
                     0.0
-                };
-                match (v == 0.0, lower_zero) {
-                    (true, true) => -0.0,
-                    (true, false) => 0.0,
-                    _ => v,
                 }
             }
             _ => 0.0,
@@ -679,7 +675,10 @@ pub fn predicate_holds(predicate: &BoundPredicate, value: Option<&Literal>) -> b
     };
     let op = predicate.op();
     let Some(value) = value else {
-        return matches!(op, Op::IsNull | Op::NotNan);
+        return matches!(
+            op,
+            Op::IsNull | Op::NotNan | Op::NotEq | Op::NotIn | Op::NotStartsWith
+        );
     };
     let compare = |literal: &Datum| crate::expr::literal::compare(value, &literal.value);
     match predicate {

@@ -1,34 +1,37 @@
-//! A bound filter evaluated on one row of values (Java's `Evaluator`): what
-//! the residual evaluator asks of a partition tuple, and what tests ask of
-//! rows.
+//! A bound filter evaluated on one row of values: what the residual
+//! evaluator asks of a partition tuple, and what tests ask of rows.
 //!
-//! Semantics, shared with every projection and metrics evaluator:
+//! Semantics, shared with every evaluator frazil runs (the vectorized
+//! kernels of [`super::compare`] and their single-value reference
+//! [`super::compare::predicate_holds`], which decides each predicate here):
 //!
 //! - a null value satisfies `IS NULL`, `IS NOT NAN` and the negative
 //!   operations `!=`, `NOT IN`, `NOT STARTS WITH` (Java's evaluator computes
-//!   those as the negation of `=`, `IN`, `STARTS WITH`); it satisfies no
-//!   ordered comparison, `=`, `IN` or `STARTS WITH`. Java's evaluator orders
-//!   nulls first, so that `null < 5` holds there; that is a bug not copied
-//!   (iceberg-python #3817);
-//! - `NOT` negates the operation beneath it (`NOT x < 5` is `x >= 5`),
-//!   exactly as [`super::rewrite_not::rewrite_not`] rewrites it, so that an
-//!   expression and its rewritten form always agree: a null `x` matches
-//!   neither `x < 5` nor `NOT x < 5`, like SQL's unknown;
-//! - values compare in Iceberg's order ([`Datum::cmp_value`]): NaN is above
-//!   every number (`NaN > 5` holds, `NaN = NaN` too, as in Java and Spark),
-//!   -0.0 is below 0.0, strings compare by code point.
+//!   those as the negation of `=`, `IN`, `STARTS WITH`; pitfalls: `NOT
+//!   NaN(null)` is true, NOT STARTS WITH is the negation of STARTS WITH); it
+//!   satisfies no ordered comparison, `=`, `IN` or `STARTS WITH`. Java's
+//!   evaluator orders nulls first, so that `null < 5` holds there; that is a
+//!   bug not copied (iceberg-python #3817);
+//! - `NOT` negates the operation beneath it (`NOT x < 5` is `x >= 5`), as
+//!   [`super::rewrite_not::rewrite_not`] rewrites it, so that an expression
+//!   and its rewritten form always agree: a null `x` matches neither `x < 5`
+//!   nor `NOT x < 5`, like SQL's unknown;
+//! - NaN satisfies no ordered comparison, no `=` and no `IN` (the metrics
+//!   evaluators, Java's included, prune on that), but `!=` and `NOT IN`, and
+//!   so `NOT x < 5` (which [`super::rewrite_not::rewrite_not`] keeps as
+//!   `x >= 5 OR x IS NAN`); -0.0 is below 0.0; strings compare by code point.
 //!
 //! A value is promoted to its column's type where the spec allows (an old
 //! `int` partition value of a column now `long`); any other type is refused.
 
-use std::cmp::Ordering;
-
 use crate::error::{Error, Result};
-use crate::expr::predicate::{Bound, BoundPredicate, BoundTerm, Expr, Op};
+use crate::expr::predicate::{Bound, BoundTerm, Expr};
 use crate::expr::Datum;
 use crate::transform::scalar;
 use crate::types::PrimitiveType;
 use crate::values::Literal;
+
+use super::compare::predicate_holds;
 
 /// Whether `expr` holds for the row whose values `values` gives by field id
 /// (`None` for null).
@@ -46,11 +49,14 @@ fn eval(expr: &Bound, values: &dyn Fn(i32) -> Option<Datum>, negated: bool) -> R
         Expr::Or(a, b) if negated => eval(a, values, true)? && eval(b, values, true)?,
         Expr::Or(a, b) => eval(a, values, false)? || eval(b, values, false)?,
         Expr::Not(a) => eval(a, values, !negated)?,
-        Expr::Predicate(p) => {
-            let value = term_value(p.term(), values)?;
-            let op = if negated { p.op().negate() } else { p.op() };
-            test(op, p, value.as_ref())?
-        }
+        Expr::Predicate(p) => match term_value(p.term(), values)? {
+            // A null satisfies the negated operation or not by the rule for
+            // nulls; a value satisfies the negation exactly when it does not
+            // satisfy the predicate (NaN included).
+            None if negated => predicate_holds(&p.negate(), None),
+            None => predicate_holds(p, None),
+            Some(v) => predicate_holds(p, Some(&v.value)) != negated,
+        },
     })
 }
 
@@ -100,57 +106,6 @@ pub fn promote(value: Datum, ty: PrimitiveType) -> Result<Datum> {
         }
     };
     Datum::new(ty, literal)
-}
-
-/// Whether `op` (the predicate's own, or its negation) holds for `value`
-/// with the predicate's literals.
-pub fn test(op: Op, predicate: &BoundPredicate, value: Option<&Datum>) -> Result<bool> {
-    let literal = || match predicate {
-        BoundPredicate::Literal { literal, .. } => Ok(literal),
-        other => Err(Error::Internal(format!(
-            "{} without a value: {other}",
-            op.symbol()
-        ))),
-    };
-    let in_set = |v: &Datum| match predicate {
-        BoundPredicate::Set { literals, .. } => {
-            Ok(literals.binary_search_by(|l| l.cmp_value(v)).is_ok())
-        }
-        // `x = 5` negated is `x != 5`, and the other way round.
-        BoundPredicate::Literal { literal, .. } => Ok(literal.cmp_value(v).is_eq()),
-        other => Err(Error::Internal(format!(
-            "{} without values: {other}",
-            op.symbol()
-        ))),
-    };
-    let compare = |v: &Datum, accept: fn(Ordering) -> bool| -> Result<bool> {
-        Ok(accept(v.cmp_value(literal()?)))
-    };
-    Ok(match (op, value) {
-        (Op::IsNull, v) => v.is_none(),
-        (Op::NotNull, v) => v.is_some(),
-        (Op::IsNan, v) => v.is_some_and(Datum::is_nan),
-        (Op::NotNan, v) => !v.is_some_and(Datum::is_nan),
-        (Op::NotEq | Op::NotIn | Op::NotStartsWith, None) => true,
-        (_, None) => false,
-        (Op::Lt, Some(v)) => compare(v, Ordering::is_lt)?,
-        (Op::LtEq, Some(v)) => compare(v, Ordering::is_le)?,
-        (Op::Gt, Some(v)) => compare(v, Ordering::is_gt)?,
-        (Op::GtEq, Some(v)) => compare(v, Ordering::is_ge)?,
-        (Op::Eq | Op::In, Some(v)) => in_set(v)?,
-        (Op::NotEq | Op::NotIn, Some(v)) => !in_set(v)?,
-        (Op::StartsWith, Some(v)) => starts_with(v, literal()?)?,
-        (Op::NotStartsWith, Some(v)) => !starts_with(v, literal()?)?,
-    })
-}
-
-fn starts_with(value: &Datum, prefix: &Datum) -> Result<bool> {
-    match (&value.value, &prefix.value) {
-        (Literal::String(v), Literal::String(p)) => Ok(v.starts_with(p.as_str())),
-        _ => Err(Error::TypeMismatch(format!(
-            "STARTS WITH compares strings, not {value} with {prefix}"
-        ))),
-    }
 }
 
 #[cfg(test)]

@@ -171,15 +171,10 @@ fn column_writer() -> impl Strategy<Value = ColumnWriter> {
         prop::array::uniform4(prop::bool::weighted(0.15)),
         prop::option::of(1usize..=3),
         any::<bool>(),
-        prop::bool::weighted(0.2),
     )
-        .prop_map(|(drop, truncate, narrow, sloppy_zero)| ColumnWriter {
+        .prop_map(|(drop, truncate, narrow)| ColumnWriter {
             drop,
-            writer: Writer {
-                truncate,
-                narrow,
-                sloppy_zero,
-            },
+            writer: Writer { truncate, narrow },
         })
 }
 
@@ -397,7 +392,6 @@ proptest! {
         truncate in prop::option::of(1usize..=3),
         drop_bounds in prop::bool::weighted(0.15),
         drop_summaries in prop::bool::weighted(0.1),
-        sloppy_zero in prop::bool::weighted(0.2),
     ) {
         let ty = partition_type();
         let partitions = PartitionEvaluator::new(&filter, &ty).unwrap();
@@ -409,7 +403,7 @@ proptest! {
             for (k, kind) in KINDS.iter().enumerate() {
                 let mut s = summarize(tuples.column(k).as_ref()).unwrap();
                 let values: Vec<Option<L>> = rows.iter().map(|r| r[k].clone()).collect();
-                let writer = Writer { truncate, narrow: false, sloppy_zero };
+                let writer = Writer { truncate, narrow: false };
                 let (lower, upper) = bounds_of(*kind, &values, writer);
                 // Bounds left out by a writer, where the summary does not
                 // then claim that every value is null or NaN (spec: a

@@ -94,9 +94,14 @@ fn values_compare_in_iceberg_order() {
         &x(7)
     ));
     let f = |v: f64| row(None, Some(v), None);
-    // NaN is above every number (Java's Double.compare, Spark's order).
-    assert!(eval(
+    // NaN satisfies no ordered comparison (as the metrics evaluators,
+    // Java's included, assume), but their negations.
+    assert!(!eval(
         r#"{"type":"gt","term":"f","value":1e300}"#,
+        &f(f64::NAN)
+    ));
+    assert!(eval(
+        r#"{"type":"not","child":{"type":"gt","term":"f","value":1e300}}"#,
         &f(f64::NAN)
     ));
     assert!(!eval(

@@ -7,10 +7,13 @@
 //! Java's rules, with these corrections (each a pitfall in the notes):
 //! - missing counts are unknown, never zero; a negative record count is
 //!   unknown (Java: -1 from imported files), 0 rows match nothing;
-//! - NOT is pushed down keeping NaN rows ([`rewrite_not_keep_nan`]), so
+//! - NOT is pushed down keeping NaN rows ([`rewrite_not`](super::rewrite_not::rewrite_not)), so
 //!   `NOT (x < c)` keeps files whose NaN rows match it;
 //! - struct columns have no counts (Parquet writes none): `s IS NOT NULL` is
 //!   never pruned on them; columns inside lists and maps have no metrics;
+//! - a leaf nested in structs whose value count is below the record count
+//!   is null in the missing rows (Java's Parquet metrics leave out rows
+//!   whose parent struct is null; Java then prunes `IS NULL` wrongly);
 //! - a column whose counts say every value is null may be missing from the
 //!   file, whose rows then hold the column's initial-default (iceberg
 //!   #16692): such a file might match when the default does;
@@ -28,8 +31,8 @@ use arrow_buffer::BooleanBuffer;
 use super::bounds::Side;
 use super::compare::{predicate_holds, Column, PrefixTest};
 use super::metrics::{
-    and_not, referenced_ids, rewrite_not_keep_nan, transform_bounds, visit, ColumnMetrics,
-    EntryIndex, FieldInfo, FileMetrics, IN_PREDICATE_LIMIT,
+    and_not, referenced_ids, transform_bounds, visit, ColumnMetrics, EntryIndex, FieldInfo,
+    FileMetrics, IN_PREDICATE_LIMIT,
 };
 use crate::error::Result;
 use crate::expr::predicate::{Bound, BoundPredicate, BoundTerm, Op};
@@ -48,7 +51,7 @@ pub struct InclusiveMetricsEvaluator {
 impl InclusiveMetricsEvaluator {
     /// `filter` is bound to `schema` (the table's current schema).
     pub fn new(filter: &Bound, schema: &Schema) -> Result<Self> {
-        let expr = rewrite_not_keep_nan(filter);
+        let expr = super::rewrite_not::rewrite_not(filter);
         let fields = referenced_ids(&expr)
             .into_iter()
             .map(|id| Ok((id, FieldInfo::of(schema, id)?)))
@@ -254,6 +257,8 @@ fn term_bound<'c>(
 fn no_nulls(field: &FieldInfo, m: &ColumnMetrics<'_>, n: usize) -> BooleanBuffer {
     if field.never_null {
         BooleanBuffer::new_set(n)
+    } else if field.nested {
+        m.no_nulls_nested()
     } else {
         m.no_nulls()
     }

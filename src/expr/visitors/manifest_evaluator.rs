@@ -10,9 +10,10 @@
 //!   says the field holds nulls or NaN (then every value is null or NaN:
 //!   Java prunes on missing bounds alone);
 //! - bounds never hold NaN; NOT is pushed down keeping NaN rows
-//!   ([`rewrite_not_keep_nan`]); a summary lower bound of +0.0 is read as
-//!   -0.0 and an upper bound of -0.0 as +0.0, so writers that ignored the
-//!   sign of zero (spec: note 2 of "Manifest Lists") lose nothing;
+//!   ([`rewrite_not`](super::rewrite_not::rewrite_not)); zeros keep their
+//!   sign as written (spec: note 2 of "Manifest Lists": -0.0 precedes
+//!   +0.0, and a writer must not use +0.0 as a lower bound when -0.0 is a
+//!   value);
 //! - an `IN` with more than 200 literals answers "might match" (Java's
 //!   `IN_PREDICATE_LIMIT`), `STARTS WITH` compares bounds cut to the
 //!   prefix's length, `NOT STARTS WITH` prunes only when both bounds start
@@ -31,9 +32,7 @@ use arrow_schema::{DataType, Field, Fields};
 
 use super::bounds::{bound_column, Side};
 use super::compare::{collect, Column, PrefixTest};
-use super::metrics::{
-    empty_binary, referenced_ids, rewrite_not_keep_nan, visit, IN_PREDICATE_LIMIT, NO_ENTRY,
-};
+use super::metrics::{empty_binary, referenced_ids, visit, IN_PREDICATE_LIMIT, NO_ENTRY};
 use crate::error::{Error, Result};
 use crate::expr::predicate::{Bound, BoundPredicate, BoundTerm, Op};
 use crate::manifest::summary::FieldSummary;
@@ -73,7 +72,7 @@ impl ManifestEvaluator {
                 "a partition type is a struct, got {partition_type}"
             )));
         };
-        let expr = rewrite_not_keep_nan(partition_filter);
+        let expr = super::rewrite_not::rewrite_not(partition_filter);
         let fields = referenced_ids(&expr)
             .into_iter()
             .map(|id| {

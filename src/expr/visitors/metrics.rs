@@ -28,7 +28,7 @@ use arrow_schema::DataType;
 use super::bounds::{bound_column, to_array, Side};
 use super::compare::{collect, Column};
 use crate::error::{Error, Result};
-use crate::expr::predicate::{Bound, BoundPredicate, Expr, Op};
+use crate::expr::predicate::{Bound, BoundPredicate, Expr};
 use crate::spec::schema::Schema;
 use crate::types::{PrimitiveType, Type};
 use crate::values::{self, Literal};
@@ -410,6 +410,26 @@ impl<'a> ColumnMetrics<'a> {
         known_zero(self.counts(MapKind::NullCounts))
     }
 
+    /// No null at all in a field nested in structs: the null count is 0 and
+    /// the value count (which includes nulls) is not below the record count.
+    /// Java's Parquet metrics count neither a value nor a null for a leaf
+    /// whose enclosing struct is null, so a value count below the record
+    /// count means rows where the field is null all the same.
+    pub(crate) fn no_nulls_nested(&self) -> BooleanBuffer {
+        let nulls = self.counts(MapKind::NullCounts);
+        let values = self.counts(MapKind::ValueCounts);
+        let records = self.index.files.record_count;
+        collect(nulls.len(), |i| {
+            let missing = match records {
+                Some(r) if r.is_valid(i) && r.value(i) >= 0 && values[i] >= 0 => {
+                    values[i] < r.value(i)
+                }
+                _ => false,
+            };
+            nulls[i] == 0 && !missing
+        })
+    }
+
     /// The NaN count is known to be 0 (always, for columns without NaN).
     pub(crate) fn no_nans(&self) -> BooleanBuffer {
         if !self.ty.is_some_and(PrimitiveType::is_floating) {
@@ -484,48 +504,6 @@ impl FieldInfo {
             never_null,
             initial_default,
         })
-    }
-}
-
-/// Pushes NOT down to the predicates (as [`super::rewrite_not`]), keeping
-/// the rows NaN makes true: `NOT (x < c)` holds for a NaN `x`, `x >= c` does
-/// not, so on float columns it becomes `x >= c OR x IS NAN` (pitfalls:
-/// "Bounds and metrics"). Nulls need nothing: under three-valued logic
-/// `NOT (x < c)` and `x >= c` are both unknown.
-pub fn rewrite_not_keep_nan(expr: &Bound) -> Bound {
-    match expr {
-        Expr::True | Expr::False | Expr::Predicate(_) => expr.clone(),
-        Expr::And(a, b) => Expr::and(rewrite_not_keep_nan(a), rewrite_not_keep_nan(b)),
-        Expr::Or(a, b) => Expr::or(rewrite_not_keep_nan(a), rewrite_not_keep_nan(b)),
-        Expr::Not(inner) => negate(inner),
-    }
-}
-
-fn negate(expr: &Bound) -> Bound {
-    match expr {
-        Expr::True => Expr::False,
-        Expr::False => Expr::True,
-        Expr::And(a, b) => Expr::or(negate(a), negate(b)),
-        Expr::Or(a, b) => Expr::and(negate(a), negate(b)),
-        Expr::Not(inner) => rewrite_not_keep_nan(inner),
-        Expr::Predicate(p) => {
-            let negated = Expr::Predicate(p.negate());
-            match p {
-                BoundPredicate::Literal { op, term, .. }
-                    if matches!(op, Op::Lt | Op::LtEq | Op::Gt | Op::GtEq)
-                        && term.ty().is_floating() =>
-                {
-                    Expr::or(
-                        negated,
-                        Expr::Predicate(BoundPredicate::Unary {
-                            op: Op::IsNan,
-                            term: term.clone(),
-                        }),
-                    )
-                }
-                _ => negated,
-            }
-        }
     }
 }
 

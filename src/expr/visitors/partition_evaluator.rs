@@ -7,10 +7,11 @@
 //!
 //! Each predicate is one typed loop over its column, giving a bitmap;
 //! AND and OR combine bitmaps. Rows are judged exactly under the semantics
-//! of [`super::compare`]: a null partition value satisfies `IS NULL` and
-//! `IS NOT NAN` and no comparison (Java's `Evaluator` orders nulls first and
-//! lets `null < 5` through); NaN satisfies `!=`, `NOT IN` and `IS NAN` only.
-//! NOT is pushed down keeping NaN rows ([`rewrite_not_keep_nan`]), so the
+//! of [`super::compare`]: a null partition value satisfies `IS NULL`,
+//! `IS NOT NAN` and the negative operations, and no ordered comparison
+//! (Java's `Evaluator` orders nulls first and lets `null < 5` through); NaN
+//! satisfies `!=`, `NOT IN` and `IS NAN` only.
+//! NOT is pushed down keeping NaN rows ([`rewrite_not`](super::rewrite_not::rewrite_not)), so the
 //! answer equals three-valued evaluation of the filter as written.
 
 use arrow_array::cast::AsArray;
@@ -18,7 +19,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_buffer::BooleanBuffer;
 
 use super::compare::{Column, PrefixTest};
-use super::metrics::{and_not, referenced_ids, rewrite_not_keep_nan, visit};
+use super::metrics::{and_not, referenced_ids, visit};
 use crate::error::{Error, Result};
 use crate::expr::predicate::{Bound, BoundPredicate, BoundTerm, Op};
 use crate::transform::Transform;
@@ -43,7 +44,7 @@ impl PartitionEvaluator {
                 "a partition type is a struct, got {partition_type}"
             )));
         };
-        let expr = rewrite_not_keep_nan(partition_filter);
+        let expr = super::rewrite_not::rewrite_not(partition_filter);
         let positions = referenced_ids(&expr)
             .into_iter()
             .map(|id| {
@@ -117,8 +118,22 @@ impl PartitionEvaluator {
     }
 }
 
-/// Set where the value satisfies `p`.
+/// Set where the value satisfies `p`; a null satisfies the negative
+/// operations (`!=`, `NOT IN`, `NOT STARTS WITH`), as the row semantics of
+/// [`super::compare`] say.
 fn matches(
+    p: &BoundPredicate,
+    column: &Column<'_>,
+    valid: &BooleanBuffer,
+) -> Result<BooleanBuffer> {
+    let values = matches_values(p, column, valid)?;
+    Ok(match p.op() {
+        Op::NotEq | Op::NotIn | Op::NotStartsWith => &values | &!valid,
+        _ => values,
+    })
+}
+
+fn matches_values(
     p: &BoundPredicate,
     column: &Column<'_>,
     valid: &BooleanBuffer,

@@ -87,7 +87,9 @@ fn not(e: Bound) -> Bound {
 }
 
 #[test]
-fn nulls_satisfy_null_tests_and_no_comparison() {
+fn nulls_satisfy_null_tests_and_negative_operations_only() {
+    // A null satisfies !=, NOT IN and NOT STARTS WITH (as Java's evaluator
+    // computes them: negations), never an ordered comparison, = or IN.
     assert_eq!(
         eval(&pred(Op::IsNull, 1000, P::String, vec![])),
         [false, true, false, false]
@@ -98,11 +100,11 @@ fn nulls_satisfy_null_tests_and_no_comparison() {
     );
     assert_eq!(
         eval(&pred(Op::NotEq, 1000, P::String, vec![s("a")])),
-        [false, false, true, true]
+        [false, true, true, true]
     );
     assert_eq!(
         eval(&not(pred(Op::Eq, 1000, P::String, vec![s("a")]))),
-        [false, false, true, true]
+        [false, true, true, true]
     );
     assert_eq!(
         eval(&pred(Op::Lt, 1000, P::String, vec![s("b")])),
@@ -110,11 +112,11 @@ fn nulls_satisfy_null_tests_and_no_comparison() {
     );
     assert_eq!(
         eval(&pred(Op::NotIn, 1000, P::String, vec![s("a")])),
-        [false, false, true, true]
+        [false, true, true, true]
     );
     assert_eq!(
         eval(&pred(Op::NotStartsWith, 1000, P::String, vec![s("a")])),
-        [false, false, false, true]
+        [false, true, false, true]
     );
     assert_eq!(
         eval(&pred(Op::StartsWith, 1000, P::String, vec![s("a")])),
@@ -139,7 +141,7 @@ fn nulls_satisfy_null_tests_and_no_comparison() {
 fn nan_fails_comparisons_but_not_their_negations() {
     let x = |op, v: f64| pred(op, 1001, P::Double, vec![L::Double(v)]);
     assert_eq!(eval(&x(Op::Gt, 0.5)), [true, false, false, false]);
-    assert_eq!(eval(&x(Op::NotEq, 1.0)), [false, true, true, false]);
+    assert_eq!(eval(&x(Op::NotEq, 1.0)), [false, true, true, true]);
     // NOT (x < 0.5): true for 1.0 and NaN, unknown for null.
     assert_eq!(eval(&not(x(Op::Lt, 0.5))), [true, true, false, false]);
     assert_eq!(
@@ -153,7 +155,7 @@ fn nan_fails_comparisons_but_not_their_negations() {
     );
     assert_eq!(
         eval(&pred(Op::NotIn, 1001, P::Double, vec![L::Double(1.0)])),
-        [false, true, true, false]
+        [false, true, true, true]
     );
 }
 

@@ -1,9 +1,15 @@
 //! Pushes NOT down to the predicates (Java's `RewriteNot`): the evaluators
 //! and projections then see only AND, OR and predicates, whose negation is
-//! the negated operation (`NOT x < 5` is `x >= 5`). Null handling is not
-//! changed by this for projections and metrics, which answer "might match".
+//! the negated operation (`NOT x < 5` is `x >= 5`).
+//!
+//! One rule differs from Java: on float and double columns an ordered
+//! comparison's negation also keeps NaN. `NOT (x < c)` holds for a NaN `x`
+//! while `x >= c` does not (NaN satisfies no ordered comparison), so it
+//! becomes `x >= c OR x IS NAN` (pitfalls: "Bounds and metrics"). Nulls need
+//! nothing: under three-valued logic `NOT (x < c)` and `x >= c` are both
+//! unknown for a null `x`.
 
-use crate::expr::predicate::{Bound, Expr};
+use crate::expr::predicate::{Bound, BoundPredicate, Expr, Op};
 
 pub fn rewrite_not(expr: &Bound) -> Bound {
     match expr {
@@ -22,7 +28,24 @@ fn negate(expr: &Bound) -> Bound {
         Expr::And(a, b) => Expr::or(negate(a), negate(b)),
         Expr::Or(a, b) => Expr::and(negate(a), negate(b)),
         Expr::Not(inner) => rewrite_not(inner),
-        Expr::Predicate(p) => Expr::Predicate(p.negate()),
+        Expr::Predicate(p) => {
+            let negated = Expr::Predicate(p.negate());
+            match p {
+                BoundPredicate::Literal { op, term, .. }
+                    if matches!(op, Op::Lt | Op::LtEq | Op::Gt | Op::GtEq)
+                        && term.ty().is_floating() =>
+                {
+                    Expr::or(
+                        negated,
+                        Expr::Predicate(BoundPredicate::Unary {
+                            op: Op::IsNan,
+                            term: term.clone(),
+                        }),
+                    )
+                }
+                _ => negated,
+            }
+        }
     }
 }
 
@@ -33,19 +56,36 @@ mod tests {
     use crate::expr::json::parse;
     use crate::spec::schema::Schema;
 
-    #[test]
-    fn pushes_not_into_predicates() {
+    fn rewritten(json: &str) -> String {
         let schema = Schema::parse(
             r#"{"type":"struct","fields":[{"id":1,"name":"a","required":false,"type":"int"},
-            {"id":2,"name":"s","required":false,"type":"string"}]}"#,
+            {"id":2,"name":"s","required":false,"type":"string"},
+            {"id":3,"name":"f","required":false,"type":"double"}]}"#,
         )
         .unwrap();
-        let e = parse(
-            r#"{"type":"not","child":{"type":"and","left":{"type":"lt","term":"a","value":5},
-            "right":{"type":"not","child":{"type":"starts-with","term":"s","value":"x"}}}}"#,
-        )
-        .unwrap();
-        let rewritten = rewrite_not(&bind(&e, &schema, true).unwrap());
-        assert_eq!(rewritten.to_string(), "(a >= 5 OR s STARTS WITH \"x\")");
+        rewrite_not(&bind(&parse(json).unwrap(), &schema, true).unwrap()).to_string()
+    }
+
+    #[test]
+    fn pushes_not_into_predicates() {
+        assert_eq!(
+            rewritten(
+                r#"{"type":"not","child":{"type":"and","left":{"type":"lt","term":"a","value":5},
+                "right":{"type":"not","child":{"type":"starts-with","term":"s","value":"x"}}}}"#
+            ),
+            "(a >= 5 OR s STARTS WITH \"x\")"
+        );
+    }
+
+    #[test]
+    fn keeps_nan_rows_when_negating_float_comparisons() {
+        assert_eq!(
+            rewritten(r#"{"type":"not","child":{"type":"lt","term":"f","value":1.5}}"#),
+            "(f >= 1.5 OR f IS NAN)"
+        );
+        assert_eq!(
+            rewritten(r#"{"type":"not","child":{"type":"eq","term":"f","value":1.5}}"#),
+            "f != 1.5"
+        );
     }
 }

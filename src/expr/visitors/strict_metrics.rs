@@ -30,8 +30,7 @@ use arrow_buffer::BooleanBuffer;
 use super::bounds::Side;
 use super::compare::{predicate_holds, Column, PrefixTest};
 use super::metrics::{
-    and_not, referenced_ids, rewrite_not_keep_nan, visit, ColumnMetrics, EntryIndex, FieldInfo,
-    FileMetrics,
+    and_not, referenced_ids, visit, ColumnMetrics, EntryIndex, FieldInfo, FileMetrics,
 };
 use crate::error::Result;
 use crate::expr::predicate::{Bound, BoundPredicate, BoundTerm, Op};
@@ -52,7 +51,7 @@ impl StrictMetricsEvaluator {
     pub fn new(filter: &Bound, schema: &Schema) -> Result<Self> {
         // Rewriting NOT keeping NaN rows gives an equivalent filter; the
         // plain rewrite would give a stronger one, also sound here.
-        let expr = rewrite_not_keep_nan(filter);
+        let expr = super::rewrite_not::rewrite_not(filter);
         let fields = referenced_ids(&expr)
             .into_iter()
             .map(|id| Ok((id, FieldInfo::of(schema, id)?)))
@@ -114,6 +113,8 @@ fn must_match(
     let no_nulls = || {
         if field.never_null {
             all()
+        } else if field.nested {
+            m.no_nulls_nested()
         } else {
             m.no_nulls()
         }

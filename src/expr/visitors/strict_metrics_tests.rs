@@ -152,13 +152,16 @@ fn nan_counts_must_be_known_zero_for_comparisons() {
 }
 
 #[test]
-fn signed_zeros_prove_nothing_across_zero() {
-    // Bounds [+0.0, +0.0] from a writer that ignores the sign: a -0.0 may
-    // be there, and -0.0 != -0.0 is false.
+fn signed_zeros_compare_as_written() {
+    // Bounds keep their sign (spec: -0.0 precedes +0.0; Java compares them
+    // as written): [+0.0, +0.0] holds no -0.0, so every row is != -0.0 ...
     let ne = filter(r#"{"type":"not-eq","term":"f","value":-0.0}"#);
-    assert!(!one(&ne, double_file(Some(0.0), Some(0.0), Some(0), 2)));
+    assert!(one(&ne, double_file(Some(0.0), Some(0.0), Some(0), 2)));
+    // ... but not when the lower bound is -0.0.
+    assert!(!one(&ne, double_file(Some(-0.0), Some(0.0), Some(0), 2)));
     let gt = filter(r#"{"type":"gt","term":"f","value":-0.0}"#);
-    assert!(!one(&gt, double_file(Some(0.0), Some(1.0), Some(0), 2)));
+    assert!(one(&gt, double_file(Some(0.0), Some(1.0), Some(0), 2)));
+    assert!(!one(&gt, double_file(Some(-0.0), Some(1.0), Some(0), 2)));
     assert!(one(&gt, double_file(Some(0.5), Some(1.0), Some(0), 2)));
 }
 

@@ -211,16 +211,17 @@ fn is_nan(v: &Literal) -> bool {
     matches!(v, Literal::Float(f) if f.is_nan()) || matches!(v, Literal::Double(f) if f.is_nan())
 }
 
-/// A predicate on one value under SQL three-valued logic: None is unknown.
-/// Floats: NaN fails every comparison but `!=` and `NOT IN`; -0.0 < 0.0.
+/// A predicate on one value, written independently of the kernels: a null
+/// satisfies IS NULL, IS NOT NAN and the negative operations (`!=`,
+/// `NOT IN`, `NOT STARTS WITH`) only. Floats: NaN fails every comparison but
+/// `!=` and `NOT IN`; -0.0 < 0.0.
 pub fn leaf(p: &BoundPredicate, value: Option<&Literal>) -> Option<bool> {
     let op = p.op();
     let Some(v) = value else {
-        return match op {
-            Op::IsNull | Op::NotNan => Some(true),
-            Op::NotNull | Op::IsNan => Some(false),
-            _ => None,
-        };
+        return Some(matches!(
+            op,
+            Op::IsNull | Op::NotNan | Op::NotEq | Op::NotIn | Op::NotStartsWith
+        ));
     };
     Some(match p {
         BoundPredicate::Unary { .. } => match op {
@@ -258,24 +259,26 @@ pub fn leaf(p: &BoundPredicate, value: Option<&Literal>) -> Option<bool> {
     })
 }
 
-/// Three-valued evaluation of `expr` on a row (`row(field_id)` its value).
+/// Evaluation of `expr` on a row (`row(field_id)` its value). NOT negates
+/// the operation beneath it; a null takes the negated operation's rule,
+/// a value the negation of the predicate's answer. Always `Some`.
 pub fn eval_row<'a>(expr: &Bound, row: &impl Fn(i32) -> Option<&'a Literal>) -> Option<bool> {
-    match expr {
-        Expr::True => Some(true),
-        Expr::False => Some(false),
-        Expr::And(a, b) => match (eval_row(a, row), eval_row(b, row)) {
-            (Some(false), _) | (_, Some(false)) => Some(false),
-            (Some(true), Some(true)) => Some(true),
-            _ => None,
-        },
-        Expr::Or(a, b) => match (eval_row(a, row), eval_row(b, row)) {
-            (Some(true), _) | (_, Some(true)) => Some(true),
-            (Some(false), Some(false)) => Some(false),
-            _ => None,
-        },
-        Expr::Not(a) => eval_row(a, row).map(|v| !v),
-        Expr::Predicate(p) => leaf(p, row(p.term().field_id())),
+    fn eval<'a>(expr: &Bound, row: &impl Fn(i32) -> Option<&'a Literal>, neg: bool) -> bool {
+        match expr {
+            Expr::True => !neg,
+            Expr::False => neg,
+            Expr::And(a, b) if neg => eval(a, row, true) || eval(b, row, true),
+            Expr::And(a, b) => eval(a, row, false) && eval(b, row, false),
+            Expr::Or(a, b) if neg => eval(a, row, true) && eval(b, row, true),
+            Expr::Or(a, b) => eval(a, row, false) || eval(b, row, false),
+            Expr::Not(a) => eval(a, row, !neg),
+            Expr::Predicate(p) => match row(p.term().field_id()) {
+                None if neg => leaf(&p.negate(), None) == Some(true),
+                v => (leaf(p, v) == Some(true)) != neg,
+            },
+        }
     }
+    Some(eval(expr, row, false))
 }
 
 /// How a writer records a column's bounds.
@@ -286,8 +289,6 @@ pub struct Writer {
     /// Write long / double / timestamp bounds in the 4-byte width of an int
     /// / float / date (as before a promotion; values must fit).
     pub narrow: bool,
-    /// Ignore the sign of zero (a spec violation some writers commit).
-    pub sloppy_zero: bool,
 }
 
 /// The (lower, upper) bound bytes of non-null, non-NaN `values` of `ty`,
@@ -302,11 +303,7 @@ pub fn bounds_of(
     let (Some(lo), Some(hi)) = (real.first(), real.last()) else {
         return (None, None);
     };
-    let zero = |v: &Literal, to: f64| match v {
-        Literal::Double(d) if *d == 0.0 && writer.sloppy_zero => Literal::Double(to),
-        other => other.clone(),
-    };
-    let (lo, hi) = (zero(lo, 0.0), zero(hi, -0.0));
+    let (lo, hi) = ((*lo).clone(), (*hi).clone());
     let encode = |v: &Literal| -> Vec<u8> {
         match (v, writer.narrow) {
             (Literal::Long(x), true) => (*x as i32).to_le_bytes().to_vec(),

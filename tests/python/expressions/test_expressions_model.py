@@ -250,7 +250,10 @@ def test_literal_kinds_are_kept_apart() -> None:
     assert EqualTo("t", utc) == EqualTo("t", plus_two)
     assert hash(EqualTo("t", utc)) == hash(EqualTo("t", plus_two))
     assert In("x", [1, 2]) == In("x", (2, 1, 2)) and In("x", [1]) != NotIn("x", [1])
-    assert In("x", [1, 2]).values == frozenset({1, 2})
+    assert In("x", [2, 1, 2]).values == (1, 2)
+    # 0.0 and -0.0 are distinct Iceberg literals (-0.0 first), though Python calls them equal.
+    both = In("f", [0.0, -0.0]).values
+    assert len(both) == 2 and [math.copysign(1.0, v) for v in both] == [-1.0, 1.0]  # type: ignore[arg-type]
     assert EqualTo("x", bytearray(b"ab")).value == b"ab"
 
 
@@ -266,7 +269,6 @@ def test_literal_kinds_are_kept_apart() -> None:
         (lambda: In("x", "abc"), FrazilTypeError, "collection"),
         (lambda: In("x", [1, 1.0]), ValidationError, "1 and 1.0"),
         (lambda: In("x", [True, 1]), ValidationError, "equal in Python"),
-        (lambda: In("x", [0.0, -0.0]), ValidationError, "equal in Python"),
         (lambda: StartsWith("x", 5), FrazilTypeError, "prefix must be a str"),
         (lambda: EqualTo("", 1), ValidationError, "must not be empty"),
         (lambda: EqualTo(5, 1), FrazilTypeError, "column name"),

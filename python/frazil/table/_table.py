@@ -1,0 +1,256 @@
+"""Tables: metadata plus the storage to read it from (spec: "Table Metadata", "Snapshots",
+"Snapshot Reference", "File System Tables").
+
+:class:`StaticTable` opens a table from a metadata file, or from a table directory with
+``metadata/version-hint.text`` (Java's HadoopTables layout), locally or on an object store.
+Catalogs, which also commit, come later and return the same :class:`Table`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from frazil.errors import NotFoundError, ValidationError
+from frazil.metadata import TableMetadata, read_metadata
+from frazil.partitioning import PartitionSpec
+from frazil.schema import Schema
+from frazil.snapshots import Snapshot, SnapshotLogEntry, SnapshotRef
+from frazil.sorting import SortOrder
+
+if TYPE_CHECKING:
+    from frazil.expressions import Expression
+    from frazil.table.scan import DataScan
+
+__all__ = ["StaticTable", "Table", "timestamp_ms"]
+
+
+def timestamp_ms(when: int | dt.datetime) -> int:
+    """Milliseconds from the epoch of ``when`` (an int is taken as milliseconds; a naive
+    datetime as UTC)."""
+    if isinstance(when, bool):
+        raise ValidationError(f"a timestamp must be milliseconds or a datetime, got {when!r}")
+    if isinstance(when, int):
+        return when
+    if isinstance(when, dt.datetime):
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=dt.timezone.utc)
+        delta = when - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+    raise ValidationError(
+        f"a timestamp must be milliseconds (int) or a datetime, got {type(when).__name__}"
+    )
+
+
+class Table:
+    """An Iceberg table: its metadata, where that metadata lives, and the properties used to
+    reach its storage (``s3.endpoint``, ...)."""
+
+    def __init__(
+        self,
+        metadata: TableMetadata,
+        metadata_location: str | None = None,
+        properties: Mapping[str, str] | None = None,
+        identifier: Sequence[str] = (),
+    ) -> None:
+        self._metadata = metadata
+        self._metadata_location = metadata_location
+        self._io_properties = dict(properties or {})
+        self._identifier = tuple(identifier)
+
+    def __repr__(self) -> str:
+        name = ".".join(self._identifier) or self._metadata_location or self.location()
+        return f"{type(self).__name__}({name!r})"
+
+    @property
+    def metadata(self) -> TableMetadata:
+        return self._metadata
+
+    @property
+    def metadata_location(self) -> str | None:
+        return self._metadata_location
+
+    @property
+    def io_properties(self) -> dict[str, str]:
+        """The storage properties this table was opened with."""
+        return dict(self._io_properties)
+
+    @property
+    def identifier(self) -> tuple[str, ...]:
+        return self._identifier
+
+    @property
+    def properties(self) -> Mapping[str, str]:
+        return self._metadata.properties
+
+    @property
+    def format_version(self) -> int:
+        return self._metadata.format_version
+
+    def location(self) -> str:
+        return self._metadata.location
+
+    def schema(self) -> Schema:
+        """The current schema."""
+        return self._metadata.schema()
+
+    def schemas(self) -> dict[int, Schema]:
+        return self._metadata.schemas_by_id
+
+    def spec(self) -> PartitionSpec:
+        """The default partition spec."""
+        return self._metadata.spec()
+
+    def specs(self) -> dict[int, PartitionSpec]:
+        return self._metadata.specs_by_id
+
+    def sort_order(self) -> SortOrder:
+        return self._metadata.sort_order()
+
+    def sort_orders(self) -> dict[int, SortOrder]:
+        return self._metadata.sort_orders_by_id
+
+    def current_snapshot(self) -> Snapshot | None:
+        return self._metadata.current_snapshot()
+
+    def snapshots(self) -> list[Snapshot]:
+        return list(self._metadata.snapshots)
+
+    def snapshot_by_id(self, snapshot_id: int) -> Snapshot | None:
+        return self._metadata.snapshot_by_id(snapshot_id)
+
+    def snapshot_by_name(self, name: str) -> Snapshot | None:
+        """The snapshot a branch or tag points at, or None."""
+        return self._metadata.snapshot_by_name(name)
+
+    def snapshot_as_of_timestamp(
+        self, timestamp: int | dt.datetime, inclusive: bool = True
+    ) -> Snapshot | None:
+        """The snapshot that was current at ``timestamp`` (ms or datetime), from the snapshot
+        log (Java's ``SnapshotUtil.snapshotIdAsOfTime``); None before the first one."""
+        when = timestamp_ms(timestamp)
+        found: int | None = None
+        for entry in self._metadata.snapshot_log:
+            if entry.timestamp_ms < when or (inclusive and entry.timestamp_ms == when):
+                found = entry.snapshot_id
+        return None if found is None else self.snapshot_by_id(found)
+
+    def history(self) -> list[SnapshotLogEntry]:
+        """When the current snapshot changed, and to which (the snapshot log)."""
+        return list(self._metadata.snapshot_log)
+
+    def refs(self) -> dict[str, SnapshotRef]:
+        return dict(self._metadata.refs)
+
+    def name_mapping(self) -> Any:
+        return self._metadata.name_mapping()
+
+    def scan(
+        self,
+        row_filter: Expression | str | None = None,
+        selected_fields: tuple[str, ...] = ("*",),
+        case_sensitive: bool = True,
+        snapshot_id: int | None = None,
+        ref: str | None = None,
+        as_of: int | dt.datetime | None = None,
+        limit: int | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> DataScan:
+        """A scan of this table (see :class:`frazil.table.scan.DataScan`). ``row_filter`` is an
+        expression or its text form (``"id < 5 AND name LIKE 'a%'"``); at most one of
+        ``snapshot_id``, ``ref`` (branch or tag) and ``as_of`` (ms or datetime) picks the
+        snapshot, else the current one."""
+        from frazil.table.scan import DataScan
+
+        return DataScan(
+            self,
+            row_filter=row_filter,
+            selected_fields=selected_fields,
+            case_sensitive=case_sensitive,
+            snapshot_id=snapshot_id,
+            ref=ref,
+            as_of=as_of,
+            limit=limit,
+            options=options,
+        )
+
+
+_VERSION_FILE = re.compile(r"^v(\d+)(\.gz)?\.metadata\.json$")
+
+
+def _join(directory: str, name: str) -> str:
+    return directory.rstrip("/") + "/" + name
+
+
+def _local(location: str) -> str | None:
+    """The file-system path of a local location, None for an object store."""
+    if location.startswith("file:"):
+        from urllib.parse import unquote, urlparse
+
+        return unquote(urlparse(location).path)
+    return None if "://" in location else location
+
+
+def _metadata_in_directory(table_location: str) -> str:
+    """The newest metadata file of a HadoopTables directory: ``version-hint.text`` names a
+    version, which is a hint only (spec: File System Tables): newer versions written since are
+    probed, and a missing hint falls back to listing the directory."""
+    metadata_dir = _join(table_location, "metadata")
+    local = _local(metadata_dir)
+    if local is None:
+        raise ValidationError(
+            f"{table_location}: opening a table directory needs a local path; give the "
+            "metadata file's location instead"
+        )
+
+    def version_file(version: int) -> str | None:
+        for name in (f"v{version}.metadata.json", f"v{version}.gz.metadata.json"):
+            if os.path.exists(os.path.join(local, name)):
+                return name
+        return None
+
+    hint_path = os.path.join(local, "version-hint.text")
+    version: int | None = None
+    try:
+        with open(hint_path, encoding="utf-8") as hint:
+            version = int(hint.read().strip())
+    except (OSError, ValueError):
+        version = None
+    if version is None or version_file(version) is None:
+        try:
+            names = os.listdir(local)
+        except OSError:
+            raise NotFoundError(
+                f"{table_location} is not a table directory: {metadata_dir} cannot be listed"
+            ) from None
+        versions = [int(m.group(1)) for m in map(_VERSION_FILE.match, names) if m]
+        if not versions:
+            raise NotFoundError(f"{metadata_dir} has no v<N>.metadata.json file")
+        version = max(versions)
+    while version_file(version + 1) is not None:
+        version += 1
+    name = version_file(version)
+    assert name is not None
+    return _join(metadata_dir, name)
+
+
+class StaticTable(Table):
+    """A read-only table opened from a metadata file."""
+
+    @classmethod
+    def from_metadata(
+        cls, metadata_location: str | os.PathLike[str], properties: Mapping[str, str] | None = None
+    ) -> StaticTable:
+        """Open a table from a metadata file (``.metadata.json``, plain or gzip), or from a
+        table directory holding ``metadata/version-hint.text``."""
+        location = os.fspath(metadata_location)
+        local = _local(location)
+        if local is not None and os.path.isdir(local):
+            location = _metadata_in_directory(location)
+        elif local is not None and not os.path.exists(local):
+            raise NotFoundError(f"no table metadata at {location}")
+        metadata = read_metadata(location)
+        return cls(metadata, location, properties)

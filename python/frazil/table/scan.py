@@ -1,0 +1,305 @@
+"""Scans of a table (spec: "Scan Planning"): which data files a query reads, with their delete
+files and residual filters.
+
+Planning runs in Rust with the GIL released: the manifest list is read and pruned by partition
+summaries, the delete manifests are indexed, and the data manifests are decoded in parallel and
+streamed out as :class:`FileScanTask` objects, lazy views of the decoded manifests::
+
+    scan = table.scan(row_filter="ts >= '2024-01-01T00:00:00+00:00' AND id < 100")
+    for task in scan.plan_files():
+        task.file.file_path, [d.file_path for d in task.delete_files], task.residual
+
+Options (``scan(options={...})`` or table properties of the same name):
+
+- ``threads``: manifest decoding threads (default: one per core; 1 decodes on the planner
+  thread only);
+- ``include-column-stats``: keep files' column metrics in the tasks (default false, as Java's
+  scans; metrics are still used for pruning);
+- ``read.split.target-size``, ``read.split.planning-lookback``, ``read.split.open-file-cost``:
+  how :meth:`DataScan.plan_tasks` splits and packs files, as Java's table scan does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from frazil import _native
+from frazil.errors import FrazilTypeError, NotFoundError, ValidationError
+from frazil.schema import Schema
+from frazil.snapshots import MAIN_BRANCH, Snapshot
+from frazil.table._table import timestamp_ms
+
+if TYPE_CHECKING:
+    from frazil.expressions import Expression
+    from frazil.table._table import Table
+
+FileScanTask = _native.FileScanTask
+DataFile = _native.DataFile
+
+__all__ = ["CombinedScanTask", "DataFile", "DataScan", "FileScanTask", "file_scan_task_from_json"]
+
+_TRUE_WORDS = ("true", "1", "yes")
+
+
+def _as_bool(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in (*_TRUE_WORDS, "false", "0", "no"):
+        return value.strip().lower() in _TRUE_WORDS
+    raise ValidationError(f"option {name!r} must be a boolean, got {value!r}")
+
+
+def _as_int(value: Any, name: str, minimum: int) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"option {name!r} must be an integer, got {value!r}") from None
+    if isinstance(value, float) and number != value:
+        raise ValidationError(f"option {name!r} must be an integer, got {value!r}")
+    if isinstance(value, bool) or number < minimum:
+        raise ValidationError(f"option {name!r} must be an integer >= {minimum}, got {value!r}")
+    return number
+
+
+def _describe_ms(ms: int) -> str:
+    when = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(milliseconds=ms)
+    return f"{ms} ms ({when.isoformat()})"
+
+
+def _expression(row_filter: Expression | str | None) -> Expression:
+    from frazil import expressions
+
+    if row_filter is None:
+        return expressions.AlwaysTrue()
+    if isinstance(row_filter, str):
+        return expressions.parse(row_filter)
+    if isinstance(row_filter, expressions.Expression):
+        return row_filter
+    raise FrazilTypeError(
+        f"row_filter must be a frazil expression or its text form, got {type(row_filter).__name__}"
+    )
+
+
+@dataclass(frozen=True)
+class CombinedScanTask:
+    """File scan tasks read together (Java's ``CombinedScanTask``): pieces of large files split
+    at their split offsets, and small files packed up to the target split size."""
+
+    tasks: tuple[Any, ...]
+
+    @property
+    def length(self) -> int:
+        return sum(t.length for t in self.tasks)
+
+
+class DataScan:
+    """A scan of a table's data files. Immutable: ``filter``, ``select`` and ``use_ref`` return
+    new scans."""
+
+    def __init__(
+        self,
+        table: Table,
+        row_filter: Expression | str | None = None,
+        selected_fields: tuple[str, ...] = ("*",),
+        case_sensitive: bool = True,
+        snapshot_id: int | None = None,
+        ref: str | None = None,
+        as_of: int | dt.datetime | None = None,
+        limit: int | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        chosen = [
+            name
+            for name, v in (("snapshot_id", snapshot_id), ("ref", ref), ("as_of", as_of))
+            if v is not None
+        ]
+        if len(chosen) > 1:
+            raise ValidationError(f"give at most one of snapshot_id, ref and as_of, not {chosen}")
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
+        ):
+            raise ValidationError(f"limit must be a non-negative integer, got {limit!r}")
+        self.table = table
+        self.row_filter = _expression(row_filter)
+        self.selected_fields = tuple(selected_fields)
+        self.case_sensitive = bool(case_sensitive)
+        self.snapshot_id = snapshot_id
+        self.ref = ref
+        self.as_of = as_of
+        self.limit = limit
+        self.options: dict[str, Any] = dict(options or {})
+        self._snapshot = self._resolve_snapshot()
+
+    def _copy(self, **changes: Any) -> DataScan:
+        arguments: dict[str, Any] = {
+            "row_filter": self.row_filter,
+            "selected_fields": self.selected_fields,
+            "case_sensitive": self.case_sensitive,
+            "snapshot_id": self.snapshot_id,
+            "ref": self.ref,
+            "as_of": self.as_of,
+            "limit": self.limit,
+            "options": self.options,
+        }
+        arguments.update(changes)
+        return DataScan(self.table, **arguments)
+
+    def filter(self, expression: Expression | str) -> DataScan:
+        """This scan with ``expression`` ANDed to its filter."""
+        from frazil.expressions import And
+
+        return self._copy(row_filter=And(self.row_filter, _expression(expression)))
+
+    def select(self, *field_names: str) -> DataScan:
+        return self._copy(selected_fields=tuple(field_names))
+
+    def use_ref(self, name: str) -> DataScan:
+        """This scan at the head of a branch or at a tag."""
+        return self._copy(ref=name, snapshot_id=None, as_of=None)
+
+    def with_case_sensitive(self, case_sensitive: bool = True) -> DataScan:
+        return self._copy(case_sensitive=case_sensitive)
+
+    def _resolve_snapshot(self) -> Snapshot | None:
+        table = self.table
+        if self.snapshot_id is not None:
+            snapshot = table.snapshot_by_id(self.snapshot_id)
+            if snapshot is None:
+                raise ValidationError(f"table has no snapshot with id {self.snapshot_id}")
+            return snapshot
+        if self.ref is not None:
+            ref = table.metadata.ref(self.ref)
+            if ref is None:
+                if self.ref == MAIN_BRANCH and table.current_snapshot() is None:
+                    return None
+                known = ", ".join(sorted(table.metadata.refs)) or "none"
+                raise ValidationError(
+                    f"table has no branch or tag named {self.ref!r} (known: {known})"
+                )
+            snapshot = table.snapshot_by_id(ref.snapshot_id)
+            if snapshot is None:
+                raise ValidationError(
+                    f"ref {self.ref!r} points at snapshot {ref.snapshot_id}, which the table "
+                    "metadata does not have"
+                )
+            return snapshot
+        if self.as_of is not None:
+            snapshot = table.snapshot_as_of_timestamp(self.as_of)
+            if snapshot is None:
+                first = min((e.timestamp_ms for e in table.history()), default=None)
+                raise ValidationError(
+                    f"no snapshot was current at {_describe_ms(timestamp_ms(self.as_of))}"
+                    + (
+                        f": the first snapshot is from {_describe_ms(first)}"
+                        if first is not None
+                        else ": the table has no snapshot history"
+                    )
+                )
+            return snapshot
+        return table.current_snapshot()
+
+    def snapshot(self) -> Snapshot | None:
+        """The snapshot this scan reads (None for a table without one)."""
+        return self._snapshot
+
+    def schema(self) -> Schema:
+        """The schema of the scanned snapshot: time travel by id, timestamp or tag uses the
+        snapshot's schema; the current state and branches the table's (as Java)."""
+        metadata = self.table.metadata
+        snapshot = self._snapshot
+        uses_snapshot_schema = self.snapshot_id is not None or self.as_of is not None
+        if self.ref is not None:
+            ref = metadata.ref(self.ref)
+            uses_snapshot_schema = ref is not None and not ref.is_branch
+        if uses_snapshot_schema and snapshot is not None and snapshot.schema_id is not None:
+            schema = metadata.schema_by_id(snapshot.schema_id)
+            if schema is None:
+                raise ValidationError(
+                    f"snapshot {snapshot.snapshot_id} names schema {snapshot.schema_id}, which "
+                    "the table metadata does not have"
+                )
+            return schema
+        return metadata.schema()
+
+    def _option(self, name: str) -> Any:
+        if name in self.options:
+            return self.options[name]
+        return self.table.properties.get(name)
+
+    def _int_option(self, name: str, default: int, minimum: int) -> int:
+        value = self._option(name)
+        return default if value is None else _as_int(value, name, minimum)
+
+    def _raw(self) -> Any:
+        metadata = self.table.metadata
+        threads = self._option("threads")
+        stats = self._option("include-column-stats")
+        return _native.RawScan(
+            json.dumps(metadata.schema().to_json()),
+            json.dumps(self.schema().to_json()),
+            [json.dumps(spec.to_json()) for spec in metadata.partition_specs],
+            json.dumps(self.row_filter.to_json()),
+            metadata.schema(),
+            case_sensitive=self.case_sensitive,
+            threads=0 if threads is None else _as_int(threads, "threads", 0),
+            include_column_stats=False
+            if stats is None
+            else _as_bool(stats, "include-column-stats"),
+        )
+
+    def plan_files(self) -> Iterator[Any]:
+        """The data files to read, as :class:`FileScanTask` objects, streamed while manifests
+        are decoded."""
+        snapshot = self._snapshot
+        raw = self._raw()
+        if snapshot is None:
+            return iter(())
+        if snapshot.manifest_list is None:
+            raise NotFoundError(
+                f"snapshot {snapshot.snapshot_id} has no manifest list (a v1 snapshot with "
+                "embedded manifests): frazil does not plan those"
+            )
+        iterator: Iterator[Any] = raw.plan_files(snapshot.manifest_list)
+        return iterator
+
+    def plan_tasks(self) -> Iterator[CombinedScanTask]:
+        """Tasks split at files' split offsets (or at the target size) and packed by the
+        open-file cost, as Java's ``planTasks``."""
+        # An option set to 0 (or "") is checked, not replaced by the default.
+        target = self._int_option("read.split.target-size", 134217728, 1)
+        lookback = self._int_option("read.split.planning-lookback", 10, 1)
+        cost = self._int_option("read.split.open-file-cost", 4194304, 0)
+        snapshot = self._snapshot
+        raw = self._raw()
+        if snapshot is None or snapshot.manifest_list is None:
+            if snapshot is not None:
+                raise NotFoundError(f"snapshot {snapshot.snapshot_id} has no manifest list")
+            return iter(())
+        # Options and the manifest list are checked here, not at the first next().
+        groups = raw.plan_tasks(snapshot.manifest_list, target, lookback, cost)
+        return (CombinedScanTask(tuple(group)) for group in groups)
+
+    def plan_arrow(self) -> pa.Table:
+        """The plan as a pyarrow Table: one row per task with its data file and delete files."""
+        snapshot = self._snapshot
+        raw = self._raw()
+        if snapshot is None or snapshot.manifest_list is None:
+            return _native.plan_arrow_schema().empty_table()
+        table: pa.Table = raw.plan_arrow(snapshot.manifest_list)
+        return table
+
+    def __repr__(self) -> str:
+        snapshot = None if self._snapshot is None else self._snapshot.snapshot_id
+        return f"DataScan(table={self.table!r}, filter={self.row_filter}, snapshot={snapshot})"
+
+
+def file_scan_task_from_json(text: str) -> Any:
+    """A :class:`FileScanTask` from its Appendix C JSON text (as :meth:`FileScanTask.to_json`
+    or Java's ``ScanTaskParser.toJson`` writes it), e.g. in a Spark executor."""
+    return _native.file_scan_task_from_json(text)

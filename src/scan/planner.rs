@@ -1,0 +1,524 @@
+//! Planning a scan of one snapshot (spec: "Scan Planning"): read the
+//! manifest list, prune manifests by file counts and partition summaries,
+//! index the live delete files, then decode the data manifests in parallel
+//! and stream out one task per live data file that may match, with its
+//! residual filter and the delete files that apply to it.
+//!
+//! Memory stays bounded by the delete index plus a window of manifests: a
+//! producer thread decodes a chunk of data manifests at a time (on the
+//! fork-safe rayon pool) and hands the tasks over a bounded channel.
+
+use std::collections::HashMap;
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int32Type, Int64Type};
+use arrow_array::{Array, BooleanArray, RecordBatch};
+use rayon::prelude::*;
+
+use super::delete_file_index::DeleteFileIndex;
+use super::evaluate::{MetricsEvaluator, SpecEvaluators};
+use super::files::{Content, FileRef, ManifestData};
+use crate::error::{Error, Result};
+use crate::expr::{bind, Bound, Expr, Unbound};
+use crate::manifest::summary::FieldSummary;
+use crate::manifest::{read_manifest_as, read_manifest_list, Inherit};
+use crate::spec::partition::PartitionSpec;
+use crate::spec::schema::Schema;
+use crate::types::Type;
+
+/// Reads a whole file: the scan's storage (a FileIO).
+pub type ReadFile = Arc<dyn Fn(&str) -> Result<Vec<u8>> + Send + Sync>;
+
+/// How a scan plans.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    pub case_sensitive: bool,
+    /// Worker threads for decoding manifests (1: the producer thread only).
+    pub threads: usize,
+    /// Keep files' column metrics in the tasks (Java: `includeColumnStats`).
+    /// Without it, metrics are decoded only where a filter or an equality
+    /// delete needs them, and tasks carry none.
+    pub include_column_stats: bool,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            case_sensitive: true,
+            threads: 1,
+            include_column_stats: false,
+        }
+    }
+}
+
+/// The table as planning sees it: the current schema (which binds the
+/// filter and types every spec's partition tuple, as Java's scans do) and
+/// every partition spec by id.
+pub struct TableView {
+    pub schema: Arc<Schema>,
+    pub specs: HashMap<i32, Arc<PartitionSpec>>,
+}
+
+/// One spec's partition type and evaluators.
+struct SpecPlan {
+    spec: Arc<PartitionSpec>,
+    partition_type: Type,
+    evaluators: SpecEvaluators,
+}
+
+/// Everything derived from the table, the filter and the options: shared by
+/// every worker of a scan.
+pub struct ScanContext {
+    pub schema: Arc<Schema>,
+    pub filter: Bound,
+    pub options: ScanOptions,
+    specs: HashMap<i32, Arc<SpecPlan>>,
+    metrics: MetricsEvaluator,
+    read: ReadFile,
+}
+
+/// One row of a manifest list, as planning needs it.
+#[derive(Debug, Clone)]
+pub struct ManifestFile {
+    pub path: String,
+    pub spec_id: i32,
+    pub deletes: bool,
+    pub sequence_number: i64,
+    pub added_snapshot_id: Option<i64>,
+    pub added_files: Option<i32>,
+    pub existing_files: Option<i32>,
+    pub partitions: Option<Vec<FieldSummary>>,
+    pub first_row_id: Option<i64>,
+}
+
+impl ManifestFile {
+    /// Whether the manifest may list live files: counts that are missing
+    /// must be read (Java's `hasAddedFiles() || hasExistingFiles()`). A
+    /// delete manifest with only EXISTING entries is read too.
+    fn may_have_live_files(&self) -> bool {
+        self.added_files.is_none_or(|n| n > 0) || self.existing_files.is_none_or(|n| n > 0)
+    }
+
+    fn inherit(&self) -> Inherit {
+        Inherit {
+            snapshot_id: self.added_snapshot_id,
+            sequence_number: self.sequence_number,
+            first_row_id: self.first_row_id,
+        }
+    }
+}
+
+/// The rows of a decoded manifest list.
+pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<ManifestFile>> {
+    let column = |name: &str| {
+        list.column_by_name(name).ok_or_else(|| {
+            Error::InvalidData(format!("manifest list {location} has no {name} column"))
+        })
+    };
+    let paths = column("manifest_path")?.as_string::<i32>().clone();
+    let spec_ids = column("partition_spec_id")?
+        .as_primitive::<Int32Type>()
+        .clone();
+    let content = column("content")?.as_primitive::<Int32Type>().clone();
+    let seqs = column("sequence_number")?
+        .as_primitive::<Int64Type>()
+        .clone();
+    let snapshot_ids = column("added_snapshot_id")?
+        .as_primitive::<Int64Type>()
+        .clone();
+    let added = column("added_files_count")?
+        .as_primitive::<Int32Type>()
+        .clone();
+    let existing = column("existing_files_count")?
+        .as_primitive::<Int32Type>()
+        .clone();
+    let first_row_ids = list
+        .column_by_name("first_row_id")
+        .map(|c| c.as_primitive::<Int64Type>().clone());
+    let partitions = column("partitions")?.as_list::<i32>().clone();
+    let opt_i32 = |a: &arrow_array::Int32Array, i: usize| a.is_valid(i).then(|| a.value(i));
+    let mut out = Vec::with_capacity(list.num_rows());
+    for i in 0..list.num_rows() {
+        let path = paths.value(i).to_owned();
+        let deletes = match content.value(i) {
+            0 => false,
+            1 => true,
+            other => {
+                return Err(Error::InvalidData(format!(
+                    "manifest list {location}: manifest {path} has content {other} (0 data, 1 \
+                     deletes)"
+                )))
+            }
+        };
+        let summaries = if partitions.is_null(i) {
+            None
+        } else {
+            let row = partitions.value(i);
+            let row = row.as_struct();
+            let nulls = row.column(0).as_boolean();
+            let nans = row.column(1).as_boolean();
+            let lower = row.column(2).as_binary::<i32>();
+            let upper = row.column(3).as_binary::<i32>();
+            Some(
+                (0..row.len())
+                    .map(|j| FieldSummary {
+                        contains_null: nulls.is_valid(j) && nulls.value(j),
+                        // A missing contains_nan (v1 writers) may hold NaN.
+                        contains_nan: !nans.is_valid(j) || nans.value(j),
+                        lower_bound: lower.is_valid(j).then(|| lower.value(j).to_vec()),
+                        upper_bound: upper.is_valid(j).then(|| upper.value(j).to_vec()),
+                    })
+                    .collect(),
+            )
+        };
+        out.push(ManifestFile {
+            spec_id: spec_ids.value(i),
+            deletes,
+            sequence_number: seqs.value(i),
+            added_snapshot_id: snapshot_ids.is_valid(i).then(|| snapshot_ids.value(i)),
+            added_files: opt_i32(&added, i),
+            existing_files: opt_i32(&existing, i),
+            partitions: summaries,
+            first_row_id: first_row_ids
+                .as_ref()
+                .and_then(|c| c.is_valid(i).then(|| c.value(i))),
+            path,
+        });
+    }
+    Ok(out)
+}
+
+/// One planned data file.
+#[derive(Debug, Clone)]
+pub struct PlannedFile {
+    pub file: FileRef,
+    pub deletes: Arc<[FileRef]>,
+    pub residual: Arc<Bound>,
+}
+
+/// The columns every scan decodes.
+const BASE_COLUMNS: [&str; 16] = [
+    "status",
+    "snapshot_id",
+    "sequence_number",
+    "file_sequence_number",
+    "data_file.content",
+    "data_file.file_path",
+    "data_file.file_format",
+    "data_file.partition",
+    "data_file.record_count",
+    "data_file.file_size_in_bytes",
+    "data_file.key_metadata",
+    "data_file.split_offsets",
+    "data_file.sort_order_id",
+    "data_file.first_row_id",
+    "data_file.equality_ids",
+    "data_file.referenced_data_file",
+];
+
+const DV_COLUMNS: [&str; 2] = [
+    "data_file.content_offset",
+    "data_file.content_size_in_bytes",
+];
+
+const STATS_COLUMNS: [&str; 5] = [
+    "data_file.value_counts",
+    "data_file.null_value_counts",
+    "data_file.nan_value_counts",
+    "data_file.lower_bounds",
+    "data_file.upper_bounds",
+];
+
+/// The columns a manifest is decoded with, and the field ids whose metrics
+/// are kept (all when None).
+pub(crate) struct Columns {
+    names: Vec<String>,
+    metric_keys: Option<Vec<i32>>,
+}
+
+fn columns(stats: bool, sizes: bool) -> Vec<String> {
+    let mut out: Vec<String> = BASE_COLUMNS
+        .iter()
+        .chain(DV_COLUMNS.iter())
+        .map(|s| (*s).to_owned())
+        .collect();
+    if stats {
+        out.extend(STATS_COLUMNS.iter().map(|s| (*s).to_owned()));
+    }
+    if sizes {
+        out.push("data_file.column_sizes".to_owned());
+    }
+    out
+}
+
+impl ScanContext {
+    pub fn new(
+        table: &TableView,
+        filter: &Unbound,
+        options: ScanOptions,
+        read: ReadFile,
+    ) -> Result<Self> {
+        let bound = bind(filter, &table.schema, options.case_sensitive)?;
+        let mut specs = HashMap::with_capacity(table.specs.len());
+        for (id, spec) in &table.specs {
+            let partition_type = spec.partition_type(&table.schema).map_err(|e| {
+                Error::Validation(format!("partition spec {id} cannot be planned: {e}"))
+            })?;
+            let evaluators = SpecEvaluators::new(&bound, spec, &table.schema, &partition_type)?;
+            specs.insert(
+                *id,
+                Arc::new(SpecPlan {
+                    spec: spec.clone(),
+                    partition_type,
+                    evaluators,
+                }),
+            );
+        }
+        Ok(ScanContext {
+            metrics: MetricsEvaluator::new(&bound, &table.schema)?,
+            schema: table.schema.clone(),
+            filter: bound,
+            options,
+            specs,
+            read,
+        })
+    }
+
+    fn spec(&self, manifest: &ManifestFile) -> Result<&Arc<SpecPlan>> {
+        self.specs.get(&manifest.spec_id).ok_or_else(|| {
+            Error::InvalidData(format!(
+                "manifest {} was written with partition spec {}, which the table metadata does \
+                 not have",
+                manifest.path, manifest.spec_id
+            ))
+        })
+    }
+
+    fn read_manifest(
+        &self,
+        manifest: &ManifestFile,
+        columns: &Columns,
+        partition_keys: bool,
+    ) -> Result<Arc<ManifestData>> {
+        let spec = self.spec(manifest)?;
+        let data = (self.read)(&manifest.path)?;
+        let batch = read_manifest_as(
+            &data,
+            &manifest.path,
+            &spec.partition_type,
+            Some(&columns.names),
+            Some(manifest.inherit()),
+            columns.metric_keys.as_deref(),
+        )?;
+        Ok(Arc::new(ManifestData::new(
+            manifest.path.clone(),
+            spec.spec.clone(),
+            spec.partition_type.clone(),
+            batch,
+            partition_keys,
+        )?))
+    }
+
+    /// Live entries of `data` whose partition and metrics may match.
+    fn matching_rows(&self, spec: &SpecPlan, data: &ManifestData) -> Result<Vec<usize>> {
+        let partition_mask = spec.evaluators.partitions_might_match(&data.partition)?;
+        let metrics_mask = self.metrics.files_might_match(&data.data_file)?;
+        let mask = &partition_mask & &metrics_mask;
+        let status = BooleanArray::from(mask);
+        Ok((0..data.len())
+            .filter(|&i| status.value(i) && data.is_live(i))
+            .collect())
+    }
+
+    /// Manifests to read: live-file counts, then the partition summaries
+    /// against each manifest's own spec.
+    fn select_manifests(
+        &self,
+        manifests: Vec<ManifestFile>,
+        list: &RecordBatch,
+    ) -> Result<Vec<ManifestFile>> {
+        let mut answers: HashMap<i32, arrow_buffer::BooleanBuffer> = HashMap::new();
+        let mut out = Vec::with_capacity(manifests.len());
+        for (i, m) in manifests.into_iter().enumerate() {
+            if !m.may_have_live_files() {
+                continue;
+            }
+            let spec = self.spec(&m)?;
+            let answer = match answers.get(&m.spec_id) {
+                Some(a) => a,
+                None => {
+                    let a = spec.evaluators.manifests_might_match(list)?;
+                    answers.entry(m.spec_id).or_insert(a)
+                }
+            };
+            if answer.value(i) {
+                out.push(m);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs `work` over `items` on the scan's threads, keeping their order.
+    fn parallel<T: Sync, R: Send>(
+        &self,
+        items: &[T],
+        work: impl Fn(&T) -> Result<R> + Sync + Send,
+    ) -> Result<Vec<R>> {
+        if self.options.threads <= 1 || items.len() <= 1 {
+            return items.iter().map(work).collect();
+        }
+        crate::runtime::run(self.options.threads, || {
+            items.par_iter().map(work).collect::<Result<Vec<_>>>()
+        })?
+    }
+
+    /// Reads and filters the delete manifests into an index.
+    fn delete_index(&self, manifests: &[ManifestFile]) -> Result<DeleteFileIndex> {
+        // Delete files are few: their metrics are decoded whole (equality
+        // ids are not known before they are read), column sizes included:
+        // Java keeps every metric of a delete file.
+        let columns = Columns {
+            names: columns(true, true),
+            metric_keys: None,
+        };
+        let per_manifest = self.parallel(manifests, |m| {
+            let spec = self.spec(m)?;
+            let data = self.read_manifest(m, &columns, true)?;
+            let rows = self.matching_rows(spec, &data)?;
+            Ok(rows
+                .into_iter()
+                .map(|row| FileRef::new(&data, row))
+                .collect::<Vec<_>>())
+        })?;
+        DeleteFileIndex::build(per_manifest.into_iter().flatten().collect(), &self.schema)
+    }
+
+    /// Plans one data manifest.
+    fn plan_manifest(
+        &self,
+        manifest: &ManifestFile,
+        deletes: &DeleteFileIndex,
+        columns: &Columns,
+    ) -> Result<Vec<PlannedFile>> {
+        let spec = self.spec(manifest)?;
+        let residuals_vary = !matches!(self.filter, Expr::True) && !spec.spec.fields.is_empty();
+        let keys = deletes.has_partition_scoped() || residuals_vary;
+        let data = self.read_manifest(manifest, columns, keys)?;
+        let rows = self.matching_rows(spec, &data)?;
+        let mut residuals: rustc_hash::FxHashMap<&[u8], Arc<Bound>> = Default::default();
+        let whole = Arc::new(if residuals_vary {
+            Expr::True
+        } else {
+            self.filter.clone()
+        });
+        let no_deletes: Arc<[FileRef]> = Arc::from(Vec::new());
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            if data.content(row)? != Content::Data {
+                return Err(Error::InvalidData(format!(
+                    "data manifest {} lists delete file {}",
+                    manifest.path,
+                    data.file_path.value(row)
+                )));
+            }
+            data.data_sequence_number(row)?;
+            let residual = if residuals_vary {
+                match residuals.get(data.partition_key(row)) {
+                    Some(r) => r.clone(),
+                    None => {
+                        let r = Arc::new(spec.evaluators.residual(&data.partition, row)?);
+                        residuals.insert(data.partition_key(row), r.clone());
+                        r
+                    }
+                }
+            } else {
+                whole.clone()
+            };
+            let file = FileRef::new(&data, row);
+            let applied = deletes.for_data_file(&file)?;
+            out.push(PlannedFile {
+                deletes: if applied.is_empty() {
+                    no_deletes.clone()
+                } else {
+                    applied.into()
+                },
+                residual,
+                file,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The planned files of a scan, streamed in manifest-list order.
+pub struct PlanStream {
+    receiver: Receiver<Result<Vec<PlannedFile>>>,
+}
+
+impl Iterator for PlanStream {
+    type Item = Result<Vec<PlannedFile>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.receiver.recv().ok()
+    }
+}
+
+/// Plans the snapshot whose manifest list is at `manifest_list`. The
+/// manifest list and the delete manifests are read before this returns
+/// (their errors surface here); data manifests stream.
+pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream> {
+    let list_data = (context.read)(manifest_list)?;
+    let list = read_manifest_list(&list_data, manifest_list)?;
+    let all = context.select_manifests(manifest_files(&list, manifest_list)?, &list)?;
+    let (delete_manifests, data_manifests): (Vec<_>, Vec<_>) =
+        all.into_iter().partition(|m| m.deletes);
+    let deletes = Arc::new(context.delete_index(&delete_manifests)?);
+    let needs_stats = context.options.include_column_stats
+        || !context.metrics.referenced_ids().is_empty()
+        || deletes.has_equality_deletes();
+    // Only the metrics the filter and the equality deletes' overlap test
+    // read are decoded, unless the caller asked for every column's.
+    let metric_keys = (!context.options.include_column_stats).then(|| {
+        let mut ids = context.metrics.referenced_ids();
+        ids.extend(deletes.equality_field_ids());
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    });
+    let columns = Columns {
+        names: columns(needs_stats, context.options.include_column_stats),
+        metric_keys,
+    };
+    let chunk = (context.options.threads.max(1) * 2).max(2);
+    let (sender, receiver) = sync_channel(chunk);
+    std::thread::Builder::new()
+        .name("frazil-planner".to_owned())
+        .spawn(move || {
+            for group in data_manifests.chunks(chunk) {
+                let planned =
+                    context.parallel(group, |m| Ok(context.plan_manifest(m, &deletes, &columns)));
+                let results = match planned {
+                    Ok(results) => results,
+                    Err(e) => vec![Err(e)],
+                };
+                for result in results {
+                    let failed = result.is_err();
+                    if sender.send(result).is_err() || failed {
+                        return;
+                    }
+                }
+            }
+        })
+        .map_err(|e| Error::Internal(format!("cannot start the planner thread: {e}")))?;
+    Ok(PlanStream { receiver })
+}
+
+/// Plans everything at once (tests, and callers that want all tasks).
+pub fn plan_all(context: Arc<ScanContext>, manifest_list: &str) -> Result<Vec<PlannedFile>> {
+    let mut out = Vec::new();
+    for batch in plan(context, manifest_list)? {
+        out.extend(batch?);
+    }
+    Ok(out)
+}

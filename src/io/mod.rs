@@ -193,8 +193,14 @@ impl FileIO {
         }
     }
 
-    /// Whether a file or object exists (a directory is no file).
+    /// Whether a file or object exists (a directory is no file, nor is a
+    /// bucket or a key ending in `/`).
     pub fn exists(&self, location: &str) -> Result<bool> {
+        if let Location::Object(object) = Location::parse(location)? {
+            if object.key.is_empty() || object.key.ends_with('/') {
+                return Ok(false);
+            }
+        }
         match self.target(location, false)? {
             Target::Local(path, _) => local::exists(location, &path),
             Target::Object(store, path, _) => {

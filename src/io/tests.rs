@@ -205,6 +205,10 @@ fn bad_properties_are_refused() {
 #[test]
 fn object_keys_that_object_store_cannot_address_are_refused() {
     let io = FileIO::new([("s3.region", "us-east-1")]).unwrap();
+    // A bucket or a "directory" is no object: it does not exist as one.
+    for dir in ["s3://b", "s3://b/", "s3://b/t/", "gs://b/t/"] {
+        assert!(!io.exists(dir).unwrap(), "{dir}");
+    }
     for bad in [
         "s3://b/a//c",
         "s3://b//a",

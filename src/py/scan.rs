@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use super::errors::run;
+use super::io::{io_or_default, RawFileIO};
 use crate::expr::json as expr_json;
 use crate::expr::Bound as BoundExpr;
 use crate::scan::files::MetricMap;
@@ -41,18 +42,16 @@ pub struct RawScan {
     info: Arc<ScanInfo>,
 }
 
-fn read_file() -> crate::scan::planner::ReadFile {
-    Arc::new(|location: &str| crate::manifest::read_location(location))
-}
-
 #[pymethods]
 impl RawScan {
     /// `table_schema_json`: the table's current schema (binds the filter and
     /// types partition tuples); `scan_schema_json`: the schema of the scan's
     /// snapshot; `specs_json`: every partition spec; `filter_json`: the
-    /// filter in expression JSON (tagged values allowed).
+    /// filter in expression JSON (tagged values allowed); `io`: the FileIO
+    /// the manifest list and manifests are read through (default: none
+    /// configured, local files and the environment's object-store settings).
     #[new]
-    #[pyo3(signature = (table_schema_json, scan_schema_json, specs_json, filter_json, py_schema, case_sensitive=true, threads=1, include_column_stats=false))]
+    #[pyo3(signature = (table_schema_json, scan_schema_json, specs_json, filter_json, py_schema, case_sensitive=true, threads=1, include_column_stats=false, io=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -64,7 +63,9 @@ impl RawScan {
         case_sensitive: bool,
         threads: usize,
         include_column_stats: bool,
+        io: Option<&RawFileIO>,
     ) -> PyResult<Self> {
+        let read = io_or_default(io).read_fn();
         let context = py.detach(|| {
             run(|| {
                 let schema = Arc::new(Schema::parse(table_schema_json)?);
@@ -83,7 +84,7 @@ impl RawScan {
                     },
                     include_column_stats,
                 };
-                ScanContext::new(&TableView { schema, specs }, &filter, options, read_file())
+                ScanContext::new(&TableView { schema, specs }, &filter, options, read)
             })
         })?;
         let schema_value = serde_json::from_str(&scan_schema_json).map_err(|e| {

@@ -14,7 +14,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from frazil import _native
 from frazil.errors import NotFoundError, ValidationError
+from frazil.io import FileIO
 from frazil.metadata import TableMetadata, read_metadata
 from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
@@ -47,7 +49,7 @@ def timestamp_ms(when: int | dt.datetime) -> int:
 
 class Table:
     """An Iceberg table: its metadata, where that metadata lives, and the properties used to
-    reach its storage (``s3.endpoint``, ...)."""
+    reach its storage (``s3.endpoint``, ...; see :mod:`frazil.io`)."""
 
     def __init__(
         self,
@@ -55,11 +57,14 @@ class Table:
         metadata_location: str | None = None,
         properties: Mapping[str, str] | None = None,
         identifier: Sequence[str] = (),
+        *,
+        io: FileIO | None = None,
     ) -> None:
         self._metadata = metadata
         self._metadata_location = metadata_location
         self._io_properties = dict(properties or {})
         self._identifier = tuple(identifier)
+        self._io = io if io is not None else FileIO(self._io_properties)
 
     def __repr__(self) -> str:
         name = ".".join(self._identifier) or self._metadata_location or self.location()
@@ -77,6 +82,11 @@ class Table:
     def io_properties(self) -> dict[str, str]:
         """The storage properties this table was opened with."""
         return dict(self._io_properties)
+
+    @property
+    def io(self) -> FileIO:
+        """The FileIO that reads this table's metadata, manifest lists and manifests."""
+        return self._io
 
     @property
     def identifier(self) -> tuple[str, ...]:
@@ -185,50 +195,39 @@ def _join(directory: str, name: str) -> str:
     return directory.rstrip("/") + "/" + name
 
 
-def _local(location: str) -> str | None:
-    """The file-system path of a local location, None for an object store."""
-    if location.startswith("file:"):
-        from urllib.parse import unquote, urlparse
-
-        return unquote(urlparse(location).path)
-    return None if "://" in location else location
-
-
-def _metadata_in_directory(table_location: str) -> str:
+def _metadata_in_directory(table_location: str, io: FileIO) -> str:
     """The newest metadata file of a HadoopTables directory: ``version-hint.text`` names a
     version, which is a hint only (spec: File System Tables): newer versions written since are
-    probed, and a missing hint falls back to listing the directory."""
+    probed, and a missing or unreadable hint falls back to listing the directory. Everything
+    goes through ``io``, so a table directory on an object store opens as a local one does."""
     metadata_dir = _join(table_location, "metadata")
-    local = _local(metadata_dir)
-    if local is None:
-        raise ValidationError(
-            f"{table_location}: opening a table directory needs a local path; give the "
-            "metadata file's location instead"
-        )
 
     def version_file(version: int) -> str | None:
         for name in (f"v{version}.metadata.json", f"v{version}.gz.metadata.json"):
-            if os.path.exists(os.path.join(local, name)):
+            if io.exists(_join(metadata_dir, name)):
                 return name
         return None
 
-    hint_path = os.path.join(local, "version-hint.text")
-    version: int | None = None
+    version: int | None
     try:
-        with open(hint_path, encoding="utf-8") as hint:
-            version = int(hint.read().strip())
-    except (OSError, ValueError):
+        version = int(io.read(_join(metadata_dir, "version-hint.text")).decode("utf-8").strip())
+    except (NotFoundError, ValueError):
         version = None
     if version is None or version_file(version) is None:
-        try:
-            names = os.listdir(local)
-        except OSError:
-            raise NotFoundError(
-                f"{table_location} is not a table directory: {metadata_dir} cannot be listed"
-            ) from None
+        # Files directly in metadata/, by their paths (or keys) as the one location parser
+        # reads them, whatever form the listing answers in.
+        directory = _native.parse_location(metadata_dir)[3].rstrip("/")
+        names = []
+        for info in io.list(metadata_dir):
+            parent, _, base = _native.parse_location(info.location)[3].rpartition("/")
+            if parent == directory:
+                names.append(base)
         versions = [int(m.group(1)) for m in map(_VERSION_FILE.match, names) if m]
         if not versions:
-            raise NotFoundError(f"{metadata_dir} has no v<N>.metadata.json file")
+            raise NotFoundError(
+                f"no table metadata at {table_location}: neither a metadata file nor a table "
+                f"directory ({metadata_dir} has no v<N>.metadata.json)"
+            )
         version = max(versions)
     while version_file(version + 1) is not None:
         version += 1
@@ -245,12 +244,11 @@ class StaticTable(Table):
         cls, metadata_location: str | os.PathLike[str], properties: Mapping[str, str] | None = None
     ) -> StaticTable:
         """Open a table from a metadata file (``.metadata.json``, plain or gzip), or from a
-        table directory holding ``metadata/version-hint.text``."""
+        table directory holding ``metadata/version-hint.text``, through a
+        :class:`~frazil.io.FileIO` configured by ``properties`` (``s3.endpoint``, ...)."""
+        io = FileIO(properties)
         location = os.fspath(metadata_location)
-        local = _local(location)
-        if local is not None and os.path.isdir(local):
-            location = _metadata_in_directory(location)
-        elif local is not None and not os.path.exists(local):
-            raise NotFoundError(f"no table metadata at {location}")
-        metadata = read_metadata(location)
-        return cls(metadata, location, properties)
+        if not io.exists(location):
+            location = _metadata_in_directory(location, io)
+        metadata = read_metadata(location, io=io)
+        return cls(metadata, location, properties, io=io)

@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from frazil import _native
 from frazil.errors import FrazilTypeError, NotFoundError, ValidationError
+from frazil.io import raw
 from frazil.schema import Schema
 from frazil.snapshots import MAIN_BRANCH, Snapshot
 from frazil.table._table import timestamp_ms
@@ -251,6 +252,7 @@ class DataScan:
             include_column_stats=False
             if stats is None
             else _as_bool(stats, "include-column-stats"),
+            io=raw(self.table.io),
         )
 
     def plan_files(self) -> Iterator[Any]:

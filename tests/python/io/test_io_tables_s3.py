@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from frazil import StaticTable, read_metadata, write_metadata
 from frazil import manifest as m
-from frazil import read_metadata, write_metadata
 from frazil.errors import NotFoundError
 from frazil.io import FileIO
 from frazil.metadata import TableMetadata
@@ -156,3 +156,99 @@ def test_metadata_on_s3(moto_server: Moto, bucket: str, name: str) -> None:
 def test_missing_metadata_on_s3(moto_server: Moto, bucket: str) -> None:
     with pytest.raises(NotFoundError, match=f"s3://{bucket}/none.metadata.json"):
         read_metadata(f"s3://{bucket}/none.metadata.json", io=moto_server.properties)
+
+
+UUID = "6d1e4c8a-9a55-4d44-8a4c-1f0e6e0d7c11"
+
+
+def write_table_metadata(root: str, io: Any, listing: str, version: int) -> str:
+    """A v2 metadata file ``v<version>.metadata.json`` under ``root``/metadata whose one
+    snapshot (id 7) reads ``listing``; returns its location."""
+    metadata = {
+        "format-version": 2,
+        "table-uuid": UUID,
+        "location": root,
+        "last-sequence-number": 3,
+        "last-updated-ms": 1_700_000_000_000 + version,
+        "last-column-id": 2,
+        "schemas": [SCHEMA],
+        "current-schema-id": 0,
+        "partition-specs": [SPEC],
+        "default-spec-id": 0,
+        "last-partition-id": 1000,
+        "properties": {"version": str(version)},
+        "current-snapshot-id": 7,
+        "snapshots": [
+            {
+                "snapshot-id": 7,
+                "sequence-number": 3,
+                "timestamp-ms": 1_700_000_000_000,
+                "manifest-list": listing,
+                "summary": {"operation": "append"},
+                "schema-id": 0,
+            }
+        ],
+        "snapshot-log": [{"snapshot-id": 7, "timestamp-ms": 1_700_000_000_000}],
+        "metadata-log": [],
+        "sort-orders": [{"order-id": 0, "fields": []}],
+        "default-sort-order-id": 0,
+        "refs": {"main": {"snapshot-id": 7, "type": "branch"}},
+    }
+    location = f"{root}/metadata/v{version}.metadata.json"
+    (io if io is not None else FileIO()).write(location, json.dumps(metadata).encode())
+    return location
+
+
+def planned(table: Any, **scan: Any) -> list[str]:
+    return sorted(task.file.file_path for task in table.scan(**scan).plan_files())
+
+
+def test_static_table_on_s3_plans_through_its_file_io(moto_server: Moto, bucket: str) -> None:
+    fio = FileIO(moto_server.properties)
+    root = f"s3://{bucket}/wh/db/t"
+    listing = write_snapshot(root, fio, manifests=2)
+    location = write_table_metadata(root, fio, listing, 1)
+    expected = sorted(f"{root}/data/{i}-{j}.parquet" for i in range(2) for j in range(4))
+
+    table = StaticTable.from_metadata(location, moto_server.properties)
+    assert table.metadata_location == location
+    assert table.io.properties == moto_server.properties
+    assert planned(table) == expected
+    assert planned(table, row_filter="region = 'r2'") == [
+        f"{root}/data/{i}-2.parquet" for i in range(2)
+    ]
+
+    # A table directory: version-hint.text names the version, newer ones are probed, and
+    # without a hint the directory is listed.
+    assert StaticTable.from_metadata(root, moto_server.properties).metadata_location == location
+    fio.write(f"{root}/metadata/version-hint.text", b"1\n")
+    v2 = write_table_metadata(root, fio, listing, 2)
+    for opened in (root, f"{root}/"):
+        assert StaticTable.from_metadata(opened, moto_server.properties).metadata_location == v2
+    fio.delete(f"{root}/metadata/version-hint.text")
+    assert StaticTable.from_metadata(root, moto_server.properties).properties["version"] == "2"
+
+    # A manifest that went missing is named by the error planning raises.
+    fio.delete(f"{root}/metadata/m1.avro")
+    with pytest.raises(NotFoundError, match=rf"{root}/metadata/m1\.avro"):
+        planned(StaticTable.from_metadata(location, moto_server.properties))
+    # No metadata file and no table directory.
+    with pytest.raises(NotFoundError, match=f"s3://{bucket}/elsewhere"):
+        StaticTable.from_metadata(f"s3://{bucket}/elsewhere", moto_server.properties)
+
+
+@pytest.mark.parametrize("form", ["path", "uri"])
+def test_static_table_directory_on_local_disk(tmp_path: Path, form: str) -> None:
+    base = tmp_path / "a table"
+    root = str(base) if form == "path" else base.as_uri()
+    listing = write_snapshot(root, None, manifests=1)
+    write_table_metadata(root, None, listing, 1)
+    v2 = write_table_metadata(root, None, listing, 2)
+    (base / "metadata" / "version-hint.text").write_text("1")
+    table = StaticTable.from_metadata(root)
+    assert table.metadata_location == v2
+    assert planned(table) == sorted(f"{root}/data/0-{j}.parquet" for j in range(4))
+    (base / "metadata" / "version-hint.text").write_text("not a number")
+    assert StaticTable.from_metadata(root).metadata_location == v2
+    with pytest.raises(NotFoundError, match="no table metadata"):
+        StaticTable.from_metadata(str(tmp_path / "none"))

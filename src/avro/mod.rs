@@ -109,6 +109,12 @@ pub fn in_file(location: &str) -> impl Fn(Error) -> Error + '_ {
         Error::InvalidValue(m) => Error::InvalidValue(format!("{location}: {m}")),
         Error::TypeMismatch(m) => Error::TypeMismatch(format!("{location}: {m}")),
         Error::UnknownType(m) => Error::InvalidData(format!("{location}: {m}")),
+        Error::Validation(m) => Error::Validation(format!("{location}: {m}")),
+        Error::UnknownField(m) => Error::UnknownField(format!("{location}: {m}")),
+        // A file naming a transform frazil cannot apply is unreadable here.
+        e @ (Error::InvalidTransform(_) | Error::UnsupportedTransform { .. }) => {
+            Error::InvalidData(format!("{location}: {e}"))
+        }
         other => other,
     }
 }

@@ -238,6 +238,15 @@ class DataScan:
         return default if value is None else _as_int(value, name, minimum)
 
     def _raw(self) -> Any:
+        # The bound scan (filter bound in Rust, specs parsed) depends only on this immutable
+        # scan: built once, shared by plan_files, plan_tasks and plan_arrow.
+        cached = self.__dict__.get("_raw_scan")
+        if cached is None:
+            cached = self._build_raw()
+            object.__setattr__(self, "_raw_scan", cached)
+        return cached
+
+    def _build_raw(self) -> Any:
         metadata = self.table.metadata
         threads = self._option("threads")
         stats = self._option("include-column-stats")

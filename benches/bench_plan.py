@@ -446,12 +446,25 @@ class Fresh:
     errors: list[str] = field(default_factory=list)
 
 
+def _compile_frazil() -> None:
+    """Writes frazil's bytecode, as ``pip install`` does for a wheel: an editable install
+    under PYTHONDONTWRITEBYTECODE would otherwise compile every module from source in each
+    fresh process, a cost no installed user pays."""
+    import compileall
+    import importlib.util
+
+    spec = importlib.util.find_spec("frazil")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        compileall.compile_dir(location, quiet=1)
+
+
 def fresh_figures(table: PlanTable, all_cases: list[Case], wanted: set[str], runs: int) -> Fresh:
     by_name = {c.name: c for c in all_cases}
     first, full = by_name["one_day"], by_name["full_positional"]
     fresh = Fresh(first_case=first.label, full_case=full.label, runs=runs)
     python = [c for c in ("frazil", "pyiceberg") if c in wanted]
     modules = ["pyarrow"] + (["frazil"] if "frazil" in wanted else [])
+    _compile_frazil()
     print(f"fresh processes: {runs} runs of each figure ...", flush=True)
     for _ in range(runs):  # interleaved, like the rounds
         for module in modules:

@@ -227,7 +227,10 @@ def section(
         "- Java runs in one JVM (benches/java/PlanBench.java, compiled with javac at run time, "
         "driven over a pipe) that stays up between rounds; `System.nanoTime` around each "
         "plan. A local FileIO over `Files.localInput` (the runtime jar ships no Hadoop).",
-        "- Fresh processes: `python -c` children. Import time is measured inside the child "
+        "- Fresh processes: `python -c` children, after frazil's bytecode is written "
+        "(compileall, as `pip install` of the wheel does; an editable install under "
+        "PYTHONDONTWRITEBYTECODE would compile every module in every child). "
+        "Import time is measured inside the child "
         "around the import statement. First plan: the child imports, then plans the same case "
         "8 times; steady state is the fastest of the 7 later plans. Peak RSS is the child's "
         "`VmHWM` (/proc/self/status) at its end: not `ru_maxrss` from `os.wait4`, which on "

@@ -4,7 +4,7 @@
 //! built in the parent is dead in the child: using it would hang forever. The
 //! pool remembers the process id that built it, and a child builds its own.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::ThreadPool;
 
@@ -59,10 +59,16 @@ pub fn run<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> Result<R
 }
 
 /// The number of threads to use when the caller asks for "all of them".
+///
+/// Asked once per process: `available_parallelism` reads the cgroup quota
+/// files on every call (tens of microseconds, a third of a small plan).
 pub fn available_threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
 }
 
 #[cfg(test)]

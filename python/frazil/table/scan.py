@@ -250,12 +250,15 @@ class DataScan:
         metadata = self.table.metadata
         threads = self._option("threads")
         stats = self._option("include-column-stats")
+        table_schema = metadata.schema()
+        table_schema_json = json.dumps(table_schema.to_json())
+        scan_schema = self.schema()
         return _native.RawScan(
-            json.dumps(metadata.schema().to_json()),
-            json.dumps(self.schema().to_json()),
+            table_schema_json,
+            table_schema_json if scan_schema is table_schema else json.dumps(scan_schema.to_json()),
             [json.dumps(spec.to_json()) for spec in metadata.partition_specs],
             json.dumps(self.row_filter.to_json()),
-            metadata.schema(),
+            table_schema,
             case_sensitive=self.case_sensitive,
             threads=0 if threads is None else _as_int(threads, "threads", 0),
             include_column_stats=False

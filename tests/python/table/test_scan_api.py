@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from frazil import StaticTable, _native
-from frazil.errors import FrazilError, UnknownFieldError, ValidationError
+from frazil.errors import FrazilError, NotFoundError, UnknownFieldError, ValidationError
 from frazil.expressions import (
     AlwaysTrue,
     And,
@@ -369,6 +369,22 @@ def test_or_across_partitions(days: StaticTable) -> None:
 def test_a_filter_no_partition_matches(days: StaticTable) -> None:
     assert _residuals(days.scan(row_filter="cat = 'z'")) == {}
     assert _residuals(days.scan(row_filter="ts < '2023-12-31T00:00:00+00:00'")) == {}
+
+
+def test_delete_manifests_are_read_only_when_a_data_manifest_is(tmp_path: Path) -> None:
+    """No data manifest left after pruning: the plan is empty without reading the delete
+    manifests (the delete manifest here is missing: planning "cat = 'b'" never opens it)."""
+    w = TableWriter(tmp_path / "t")
+    data = data_file(w.path("a1.parquet"), {"cat": "a", "ts_day": dt.date(2024, 1, 1)})
+    deletes = data_file(
+        w.path("b-deletes.parquet"), {"cat": "b", "ts_day": dt.date(2024, 1, 1)}, content=1
+    )
+    w.commit(1, T1, [([entry(data)], 0, "data"), ([entry(deletes)], 0, "deletes")])
+    table = w.table()
+    (tmp_path / "t" / "metadata" / "m2.avro").unlink()
+    assert paths(table.scan(row_filter="cat = 'b'")) == []
+    with pytest.raises(NotFoundError, match="m2.avro"):
+        paths(table.scan())
 
 
 # --- column stats --------------------------------------------------------------------------

@@ -37,7 +37,8 @@ import org.apache.iceberg.io.OutputFile;
  *   <li>"check NAME": plan once and reply "files delete-refs distinct-deletes sha256", the hash
  *       over the sorted lines "data-path TAB sorted delete paths joined by TAB" (untimed).
  *   <li>"warm NAME N": N untimed plans. Reply "ok".
- *   <li>"time NAME": one timed plan; reply "wall-ns process-cpu-ns files delete-refs".
+ *   <li>"time NAME [N]": N (default 1) timed plans back to back; reply "wall-ns
+ *       process-cpu-ns files delete-refs", the times summed over the N plans.
  *   <li>"quit".
  * </ul>
  *
@@ -167,9 +168,13 @@ public class PlanBench {
         return "ok";
       case "time":
         Case c = get(parts[1]);
+        int repeat = parts.length > 2 ? Integer.parseInt(parts[2]) : 1;
         long proc = os.getProcessCpuTime();
         long wall = System.nanoTime();
         long[] result = plan(c);
+        for (int i = 1; i < repeat; i++) {
+          result = plan(c);
+        }
         wall = System.nanoTime() - wall;
         proc = os.getProcessCpuTime() - proc;
         if (result[0] > 0 && result[2] == 0) {

@@ -140,3 +140,38 @@ def test_v2_position_delete_files_from_spark(tables: Warehouse) -> None:
     }
     assert any(len(set(_read(p)["file_path"].to_pylist())) > 1 for p in delete_paths)
     _check(tables, name, 2, expected)
+
+
+def test_v2_deletes_carried_into_deletion_vectors_after_upgrade(tables: Warehouse) -> None:
+    # Spec, "Deletion Vectors": a DV written for a data file replaces its position delete files,
+    # so the task carries the DV alone and the DV alone holds every deleted position.
+    name, expected = _build(tables, "upgraded", 2, "")
+    tables.sql(f"ALTER TABLE {name} SET TBLPROPERTIES ('format-version'='3')")
+    for path, positions in _deleted_by(tables, name, "id % 1000 IN (7, 8) AND id < 20000").items():
+        expected[path] |= positions
+    namespace, table = name.split(".")[1:]
+    metadata = str(tables.current_metadata_file(namespace, table))
+    tasks = list(frazil.StaticTable.from_metadata(metadata).scan().plan_files())
+    upgraded = 0
+    for task in tasks:
+        formats = {d.file_format.upper() for d in task.delete_files}
+        if "PUFFIN" in formats:
+            upgraded += 1
+            assert formats == {"PUFFIN"}, task.file.file_path
+    assert upgraded >= 2
+    for task in tasks:
+        index = _native.PositionDeleteIndex(task.file.file_path)
+        for delete in task.delete_files:
+            if delete.file_format.upper() == "PUFFIN":
+                index.read_deletion_vector(
+                    delete.file_path,
+                    delete.content_offset,
+                    delete.content_size_in_bytes,
+                    record_count=delete.record_count,
+                    referenced_data_file=delete.referenced_data_file,
+                )
+            else:
+                rows = _read(delete.file_path)
+                index.add_positions(rows["file_path"], rows["pos"], source=delete.file_path)
+        expected_positions = sorted(expected.get(task.file.file_path, set()))
+        assert index.positions().to_pylist() == expected_positions

@@ -88,9 +88,7 @@ fn footer(
     check_magic(
         &footer_bytes[..4],
         location,
-        format_args!("at the start of the footer (offset {footer_start})")
-            .to_string()
-            .as_str(),
+        &format!("at the start of the footer (offset {footer_start})"),
     )?;
     let payload = &footer_bytes[4..];
     let codec = if flags[0] & FLAG_FOOTER_COMPRESSED != 0 {

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field};
-use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -51,39 +50,43 @@ fn aligned(left: Vec<ArrayRef>, right: Vec<ArrayRef>) -> crate::Result<Vec<(Arra
     Ok(vec![(concat(&left)?, concat(&right)?)])
 }
 
-/// Positions given as a pyarrow int64 array (or chunked array) or as a
-/// sequence of ints.
-fn positions_from(values: &Bound<'_, PyAny>) -> PyResult<RoaringTreemap> {
-    let arrays: Vec<ArrayRef> = if let Ok(array) = values.extract::<AnyArray>() {
-        chunks(array)?
-    } else if let Ok(list) = values.extract::<Vec<i64>>() {
-        vec![Arc::new(Int64Array::from(list))]
-    } else {
-        return Err(PyTypeError::new_err(format!(
-            "positions must be a pyarrow int64 array or a sequence of ints, not {}",
-            values.get_type().name()?
-        )));
-    };
+/// The arrays of positions given as a pyarrow int64 array (or chunked
+/// array) or as a sequence of ints.
+fn position_arrays(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
+    if let Ok(array) = values.extract::<AnyArray>() {
+        return chunks(array);
+    }
+    if let Ok(list) = values.extract::<Vec<i64>>() {
+        return Ok(vec![Arc::new(Int64Array::from(list))]);
+    }
+    let kind = values.get_type().name()?.to_string();
     run(|| {
-        let mut set = RoaringTreemap::new();
-        for array in &arrays {
-            let ints = array.as_any().downcast_ref::<Int64Array>().ok_or_else(|| {
-                Error::TypeMismatch(format!(
-                    "positions must be int64, not {}",
-                    array.data_type()
-                ))
-            })?;
-            if ints.null_count() > 0 {
-                return Err(Error::InvalidValue("positions must not be null".into()));
-            }
-            for &pos in ints.values() {
-                let pos = u64::try_from(pos)
-                    .map_err(|_| Error::InvalidValue(format!("negative position {pos}")))?;
-                set.insert(pos);
-            }
-        }
-        Ok(set)
+        Err(Error::TypeMismatch(format!(
+            "positions must be a pyarrow int64 array or a sequence of ints, not {kind}"
+        )))
     })
+}
+
+/// The set of positions in `arrays` (int64, non-null, non-negative).
+fn position_set(arrays: &[ArrayRef]) -> crate::Result<RoaringTreemap> {
+    let mut set = RoaringTreemap::new();
+    for array in arrays {
+        let ints = array.as_any().downcast_ref::<Int64Array>().ok_or_else(|| {
+            Error::TypeMismatch(format!(
+                "positions must be int64, not {}",
+                array.data_type()
+            ))
+        })?;
+        if ints.null_count() > 0 {
+            return Err(Error::InvalidValue("positions must not be null".into()));
+        }
+        for &pos in ints.values() {
+            let pos = u64::try_from(pos)
+                .map_err(|_| Error::InvalidValue(format!("negative position {pos}")))?;
+            set.insert(pos);
+        }
+    }
+    Ok(set)
 }
 
 /// A pyarrow RecordBatch of `batch`, handed over through the C data interface.
@@ -303,8 +306,8 @@ fn encode_deletion_vector<'py>(
     py: Python<'py>,
     positions: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let set = positions_from(positions)?;
-    let blob = py.detach(|| run(|| puffin::encode_deletion_vector(&set)))?;
+    let arrays = position_arrays(positions)?;
+    let blob = py.detach(|| run(|| puffin::encode_deletion_vector(&position_set(&arrays)?)))?;
     Ok(PyBytes::new(py, &blob))
 }
 
@@ -322,11 +325,15 @@ fn write_deletion_vector_puffin<'py>(
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let vectors = vectors
         .into_iter()
-        .map(|(path, positions)| Ok((path, positions_from(&positions)?)))
+        .map(|(path, positions)| Ok((path, position_arrays(&positions)?)))
         .collect::<PyResult<Vec<_>>>()?;
     let io = io_or_default(io);
     let (size, written) = py.detach(|| {
         run(|| {
+            let vectors = vectors
+                .into_iter()
+                .map(|(path, arrays)| Ok((path, position_set(&arrays)?)))
+                .collect::<crate::Result<Vec<_>>>()?;
             let (data, written) = puffin::write_deletion_vectors(&vectors)?;
             io.write(location, &data)?;
             Ok((data.len(), written))
@@ -374,7 +381,7 @@ fn read_puffin_blob<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let io = io_or_default(io);
     let blob = puffin::BlobMetadata {
-        blob_type: "blob".to_owned(),
+        blob_type: "(unnamed)".to_owned(),
         fields: Vec::new(),
         snapshot_id: -1,
         sequence_number: -1,

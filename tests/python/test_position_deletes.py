@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from frazil import _native
-from frazil.errors import FrazilError, InvalidDataError, ValidationError
+from frazil.errors import FrazilError, FrazilTypeError, InvalidDataError, ValidationError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -209,6 +209,12 @@ def test_bad_position_rows_are_refused_naming_the_file() -> None:
         index.add_positions(pa.array([1]), pa.array([1], pa.int64()), source="pd.parquet")
     with pytest.raises(FrazilError, match="negative position"):
         _native.encode_deletion_vector([-1])
+    with pytest.raises(FrazilTypeError, match="sequence of ints, not str"):
+        _native.encode_deletion_vector("12")
+    with pytest.raises(FrazilTypeError, match="positions must be int64, not Int32"):
+        _native.encode_deletion_vector(pa.array([1], pa.int32()))
+    with pytest.raises(FrazilError, match="must not be null"):
+        _native.encode_deletion_vector(pa.array([1, None], pa.int64()))
     assert len(index) == 0
 
 

@@ -13,6 +13,7 @@ pub mod io;
 pub mod manifest;
 pub mod memo;
 pub mod murmur3;
+pub mod puffin;
 pub mod runtime;
 pub mod scan;
 pub mod spec;

@@ -60,6 +60,60 @@ class RawFileIO:
 
 def parse_location(location: str) -> tuple[str, str | None, str | None, str]: ...
 
+# src/py/deletes.rs: position deletes of one data file (deletion vectors and position
+# delete rows) applied to pyarrow batches by absolute row position; Puffin files.
+
+# positions: a pyarrow int64 Array or ChunkedArray, or a sequence of ints
+_Positions = Any
+
+class PositionDeleteIndex:
+    def __new__(cls, data_file: str) -> PositionDeleteIndex: ...
+    @property
+    def data_file(self) -> str: ...
+    def add_deletion_vector(
+        self,
+        data: bytes,
+        referenced_data_file: str | None = None,
+        source: str = "<deletion vector>",
+        record_count: int | None = None,
+    ) -> None: ...
+    def read_deletion_vector(
+        self,
+        path: str,
+        content_offset: int,
+        content_size_in_bytes: int,
+        record_count: int | None = None,
+        referenced_data_file: str | None = None,
+        io: RawFileIO | None = None,
+    ) -> None: ...
+    def add_positions(
+        self,
+        file_paths: Any,
+        positions: Any,
+        source: str = "<position delete file>",
+    ) -> int: ...
+    def apply(self, batch: Any, start: int) -> Any: ...
+    def deleted_mask(self, start: int, length: int) -> Any: ...
+    def positions(self) -> Any: ...
+    def to_deletion_vector(self) -> bytes: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, position: int) -> bool: ...
+
+def encode_deletion_vector(positions: _Positions) -> bytes: ...
+def write_deletion_vector_puffin(
+    location: str,
+    vectors: list[tuple[str, _Positions]],
+    io: RawFileIO | None = None,
+) -> list[dict[str, Any]]: ...
+def read_puffin_footer(location: str, io: RawFileIO | None = None) -> str: ...
+def read_puffin_blob(
+    location: str,
+    offset: int,
+    length: int,
+    compression_codec: str | None = None,
+    io: RawFileIO | None = None,
+) -> bytes: ...
+
 # src/py/manifest.rs: tables cross as pyarrow Tables and Schemas; inherit is
 # (added_snapshot_id, sequence_number, first_row_id) of the manifest-list row.
 

@@ -5,5 +5,6 @@
 //! [`Datum`]: crate::expr::Datum
 
 pub mod datum;
+pub mod position_deletes;
 
 pub use datum::{array_from_datums, datum_at};

@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod arrow;
+mod deletes;
 mod errors;
 mod expressions;
 mod expressions_test_hooks;
@@ -22,6 +23,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     transforms::register(m)?;
     io::register(m)?;
+    deletes::register(m)?;
     manifest::register(m)?;
     scan::register(m)?;
     values::register(m)?;

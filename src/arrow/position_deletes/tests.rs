@@ -1,0 +1,222 @@
+//! The position delete index: building it from delete-file rows and
+//! deletion vectors, and applying it at absolute positions.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{
+    ArrayRef, DictionaryArray, Int32Array, Int64Array, LargeStringArray, StringArray,
+    StringViewArray,
+};
+use arrow_schema::{Field, Schema};
+use proptest::prelude::*;
+
+use super::*;
+
+fn batch(start: i64, length: usize) -> RecordBatch {
+    let ids: Int64Array = (start..start + length as i64).collect();
+    let names: StringArray = (0..length).map(|i| Some(format!("row{i}"))).collect();
+    RecordBatch::try_new(
+        Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("name", DataType::Utf8, true),
+        ])),
+        vec![Arc::new(ids), Arc::new(names)],
+    )
+    .unwrap()
+}
+
+fn ids(batch: &RecordBatch) -> Vec<i64> {
+    batch
+        .column(0)
+        .as_primitive::<Int64Type>()
+        .values()
+        .to_vec()
+}
+
+#[test]
+fn rows_of_other_files_are_ignored() {
+    let paths = StringArray::from(vec!["a", "b", "a", "ab", "a"]);
+    let positions = Int64Array::from(vec![3, 4, 1, 9, 3]);
+    let mut index = PositionDeleteIndex::new();
+    let added = index
+        .add_position_deletes("a", &paths, &positions, "d.parquet")
+        .unwrap();
+    assert_eq!(added, 3);
+    assert_eq!(index.positions().iter().collect::<Vec<_>>(), vec![1, 3]);
+    assert!(index.contains(3) && !index.contains(4) && !index.contains(-1));
+    assert_eq!(index.len(), 2);
+}
+
+#[test]
+fn every_string_layout_of_file_path_is_read() {
+    let positions = Int64Array::from(vec![1, 2, 3]);
+    let layouts: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec!["x", "y", "x"])),
+        Arc::new(LargeStringArray::from(vec!["x", "y", "x"])),
+        Arc::new(StringViewArray::from(vec!["x", "y", "x"])),
+        Arc::new(
+            vec!["x", "y", "x"]
+                .into_iter()
+                .collect::<DictionaryArray<Int32Type>>(),
+        ),
+    ];
+    for paths in layouts {
+        let mut index = PositionDeleteIndex::new();
+        index
+            .add_position_deletes("x", paths.as_ref(), &positions, "d")
+            .unwrap();
+        assert_eq!(index.positions().iter().collect::<Vec<_>>(), vec![1, 3]);
+    }
+    let mut index = PositionDeleteIndex::new();
+    let wrong = Int32Array::from(vec![1, 2, 3]);
+    assert!(matches!(
+        index.add_position_deletes("x", &wrong, &positions, "d"),
+        Err(Error::TypeMismatch(m)) if m.contains("file_path") && m.contains(" d:")
+    ));
+    assert!(matches!(
+        index.add_position_deletes("x", &StringArray::from(vec!["x"; 3]), &wrong, "d"),
+        Err(Error::TypeMismatch(m)) if m.contains("pos")
+    ));
+}
+
+#[test]
+fn bad_rows_are_refused_naming_the_file() {
+    let mut index = PositionDeleteIndex::new();
+    let paths = StringArray::from(vec!["a", "a"]);
+    let message =
+        match index.add_position_deletes("a", &paths, &Int64Array::from(vec![0, -2]), "pd.parquet")
+        {
+            Err(Error::InvalidData(m)) => m,
+            other => panic!("{other:?}"),
+        };
+    assert!(
+        message.contains("pd.parquet") && message.contains("negative position -2"),
+        "{message}"
+    );
+    // A negative position of another file is none of this index's business.
+    let mixed = StringArray::from(vec!["a", "b"]);
+    index
+        .add_position_deletes("a", &mixed, &Int64Array::from(vec![0, -2]), "pd")
+        .unwrap();
+    let nulls = Int64Array::from(vec![Some(1), None]);
+    assert!(matches!(
+        index.add_position_deletes("a", &paths, &nulls, "pd"),
+        Err(Error::InvalidData(m)) if m.contains("pos is null in row 1")
+    ));
+    let null_paths = StringArray::from(vec![Some("a"), None]);
+    assert!(matches!(
+        index.add_position_deletes("a", &null_paths, &Int64Array::from(vec![1, 2]), "pd"),
+        Err(Error::InvalidData(m)) if m.contains("file_path is null in row 1")
+    ));
+    assert!(matches!(
+        index.add_position_deletes("a", &paths, &Int64Array::from(vec![1]), "pd"),
+        Err(Error::InvalidData(m)) if m.contains("2 file paths but 1 positions")
+    ));
+}
+
+#[test]
+fn deletion_vectors_and_rows_union() {
+    let mut index = PositionDeleteIndex::new();
+    index.add_deletion_vector(&[1u64, 2, 1 << 33].into_iter().collect());
+    index
+        .add_position_deletes(
+            "f",
+            &StringArray::from(vec!["f", "f"]),
+            &Int64Array::from(vec![7, 2]),
+            "d",
+        )
+        .unwrap();
+    assert_eq!(
+        index.positions().iter().collect::<Vec<_>>(),
+        vec![1, 2, 7, 1 << 33]
+    );
+}
+
+#[test]
+fn apply_at_an_offset_and_edge_cases() {
+    let index = PositionDeleteIndex::from_positions([10u64, 11, 15, 100].into_iter().collect());
+    // Batch of positions 10..20.
+    let kept = index.apply(&batch(10, 10), 10).unwrap();
+    assert_eq!(ids(&kept), vec![12, 13, 14, 16, 17, 18, 19]);
+    assert_eq!(kept.schema(), batch(0, 0).schema());
+    // Nothing deleted in range: the very same batch.
+    let untouched = batch(20, 50);
+    assert_eq!(index.apply(&untouched, 20).unwrap(), untouched);
+    // Everything deleted.
+    assert_eq!(index.apply(&batch(10, 2), 10).unwrap().num_rows(), 0);
+    assert_eq!(index.apply(&batch(0, 0), 5).unwrap().num_rows(), 0);
+    let mask = index.deleted_mask(9, 4).unwrap();
+    assert_eq!(
+        mask.iter().collect::<Vec<_>>(),
+        vec![Some(false), Some(true), Some(true), Some(false)]
+    );
+    assert!(matches!(
+        index.apply(&batch(0, 3), u64::MAX - 1),
+        Err(Error::InvalidValue(_))
+    ));
+}
+
+#[test]
+fn large_positions_apply() {
+    let high = (5u64 << 32) + 3;
+    let index = PositionDeleteIndex::from_positions([high, high + 2].into_iter().collect());
+    let kept = index.apply(&batch(0, 5), high - 1).unwrap();
+    assert_eq!(ids(&kept), vec![0, 2, 4]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn apply_keeps_exactly_the_rows_not_deleted(
+        deleted in proptest::collection::btree_set(0u64..5_000, 0..800),
+        runs in proptest::collection::vec((0u64..5_000, 1u64..600), 0..3),
+        high in any::<bool>(),
+        start in 0u64..5_000,
+        length in 0usize..3_000,
+    ) {
+        // Optionally move everything above 2^32 to cross a bitmap key.
+        let base = if high { (1u64 << 32) - 2_500 } else { 0 };
+        let mut set: BTreeSet<u64> = deleted.iter().map(|p| p + base).collect();
+        for (s, n) in runs {
+            set.extend((s..s + n).map(|p| p + base));
+        }
+        let start = start + base;
+        let index = PositionDeleteIndex::from_positions(set.iter().copied().collect());
+        let input = batch(start as i64, length);
+        let kept = index.apply(&input, start).unwrap();
+        let expected: Vec<i64> = (start..start + length as u64)
+            .filter(|p| !set.contains(p))
+            .map(|p| p as i64)
+            .collect();
+        prop_assert_eq!(ids(&kept), expected);
+        let names = kept.column(1).as_string::<i32>();
+        for (row, id) in ids(&kept).iter().enumerate() {
+            prop_assert_eq!(names.value(row), format!("row{}", *id as u64 - start));
+        }
+        let mask = index.deleted_mask(start, length).unwrap();
+        let expected_mask: Vec<bool> = (start..start + length as u64).map(|p| set.contains(&p)).collect();
+        prop_assert_eq!(mask.values().iter().collect::<Vec<_>>(), expected_mask);
+        prop_assert_eq!(mask.null_count(), 0);
+    }
+
+    #[test]
+    fn delete_file_rows_give_exactly_the_file_positions(
+        rows in proptest::collection::vec((0usize..3, 0i64..10_000), 0..500),
+        sort in any::<bool>(),
+    ) {
+        let mut rows = rows;
+        if sort {
+            rows.sort();
+        }
+        let names = ["f0", "f1", "f2"];
+        let paths = StringArray::from(rows.iter().map(|(f, _)| names[*f]).collect::<Vec<_>>());
+        let positions = Int64Array::from(rows.iter().map(|(_, p)| *p).collect::<Vec<_>>());
+        let mut index = PositionDeleteIndex::new();
+        index.add_position_deletes("f1", &paths, &positions, "d").unwrap();
+        let expected: BTreeSet<u64> = rows.iter().filter(|(f, _)| *f == 1).map(|(_, p)| *p as u64).collect();
+        prop_assert_eq!(index.positions().iter().collect::<BTreeSet<_>>(), expected);
+    }
+}

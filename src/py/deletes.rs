@@ -1,0 +1,404 @@
+//! Bindings for position deletes and deletion vectors: `PositionDeleteIndex`
+//! (one data file's deleted positions, applied to pyarrow batches) and the
+//! Puffin functions tests and writers use. The GIL is released around
+//! decoding, reading and filtering.
+
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StructArray};
+use arrow_schema::{DataType, Field};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use pyo3_arrow::ffi::to_array_pycapsules;
+use pyo3_arrow::input::AnyArray;
+use pyo3_arrow::PyRecordBatch;
+use roaring::RoaringTreemap;
+
+use super::errors::run;
+use super::io::{io_or_default, RawFileIO};
+use crate::arrow::position_deletes::PositionDeleteIndex as Index;
+use crate::error::Error;
+use crate::puffin;
+
+/// The chunks of an array or stream argument (a pyarrow Array or
+/// ChunkedArray), without copying.
+fn chunks(values: AnyArray) -> PyResult<Vec<ArrayRef>> {
+    match values {
+        AnyArray::Array(array) => Ok(vec![array.into_inner().0]),
+        stream => Ok(stream.into_chunked_array()?.into_inner().0),
+    }
+}
+
+/// Pairs up the chunks of two columns; when they are chunked differently,
+/// each is concatenated into one array (a copy).
+fn aligned(left: Vec<ArrayRef>, right: Vec<ArrayRef>) -> crate::Result<Vec<(ArrayRef, ArrayRef)>> {
+    let same =
+        left.len() == right.len() && left.iter().zip(&right).all(|(l, r)| l.len() == r.len());
+    if same {
+        return Ok(left.into_iter().zip(right).collect());
+    }
+    let concat = |parts: &[ArrayRef]| -> crate::Result<ArrayRef> {
+        let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+        if refs.is_empty() {
+            return Err(Error::InvalidValue(
+                "an empty chunked array has no type".into(),
+            ));
+        }
+        arrow_select::concat::concat(&refs).map_err(|e| Error::Internal(e.to_string()))
+    };
+    Ok(vec![(concat(&left)?, concat(&right)?)])
+}
+
+/// The arrays of positions given as a pyarrow int64 array (or chunked
+/// array) or as a sequence of ints.
+fn position_arrays(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
+    if let Ok(array) = values.extract::<AnyArray>() {
+        return chunks(array);
+    }
+    if let Ok(list) = values.extract::<Vec<i64>>() {
+        return Ok(vec![Arc::new(Int64Array::from(list))]);
+    }
+    let kind = values.get_type().name()?.to_string();
+    run(|| {
+        Err(Error::TypeMismatch(format!(
+            "positions must be a pyarrow int64 array or a sequence of ints, not {kind}"
+        )))
+    })
+}
+
+/// The set of positions in `arrays` (int64, non-null, non-negative).
+fn position_set(arrays: &[ArrayRef]) -> crate::Result<RoaringTreemap> {
+    let mut set = RoaringTreemap::new();
+    for array in arrays {
+        let ints = array.as_any().downcast_ref::<Int64Array>().ok_or_else(|| {
+            Error::TypeMismatch(format!(
+                "positions must be int64, not {}",
+                array.data_type()
+            ))
+        })?;
+        if ints.null_count() > 0 {
+            return Err(Error::InvalidValue("positions must not be null".into()));
+        }
+        for &pos in ints.values() {
+            let pos = u64::try_from(pos)
+                .map_err(|_| Error::InvalidValue(format!("negative position {pos}")))?;
+            set.insert(pos);
+        }
+    }
+    Ok(set)
+}
+
+/// A pyarrow RecordBatch of `batch`, handed over through the C data interface.
+fn pyarrow_batch(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> {
+    let schema = batch.schema();
+    let field = Field::new_struct("", schema.fields().clone(), false)
+        .with_metadata(schema.metadata().clone());
+    let array: ArrayRef = Arc::new(StructArray::from(batch));
+    let capsules = to_array_pycapsules(py, Arc::new(field), array.as_ref(), None)?;
+    py.import(intern!(py, "pyarrow"))?
+        .getattr(intern!(py, "RecordBatch"))?
+        .call_method1(intern!(py, "_import_from_c_capsule"), capsules)
+}
+
+/// The deleted row positions of one data file, from deletion vectors and
+/// position delete files, applied to its batches by absolute position.
+#[pyclass(module = "frazil._native", name = "PositionDeleteIndex")]
+pub struct PyPositionDeleteIndex {
+    data_file: String,
+    inner: Index,
+}
+
+impl PyPositionDeleteIndex {
+    fn check_referenced(&self, referenced_data_file: Option<&str>, source: &str) -> PyResult<()> {
+        match referenced_data_file {
+            Some(referenced) if referenced != self.data_file => run(|| {
+                Err(Error::Validation(format!(
+                    "deletion vector {source} applies to {referenced}, not to {}",
+                    self.data_file
+                )))
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[pymethods]
+impl PyPositionDeleteIndex {
+    #[new]
+    fn new(data_file: String) -> Self {
+        PyPositionDeleteIndex {
+            data_file,
+            inner: Index::new(),
+        }
+    }
+
+    #[getter]
+    fn data_file(&self) -> &str {
+        &self.data_file
+    }
+
+    /// Adds a `deletion-vector-v1` blob held in memory; `source` names it
+    /// in errors. With `record_count`, the vector must hold that many positions.
+    #[pyo3(signature = (data, referenced_data_file=None, source="<deletion vector>", record_count=None))]
+    fn add_deletion_vector(
+        &mut self,
+        py: Python<'_>,
+        data: &[u8],
+        referenced_data_file: Option<&str>,
+        source: &str,
+        record_count: Option<i64>,
+    ) -> PyResult<()> {
+        self.check_referenced(referenced_data_file, source)?;
+        let positions = py.detach(|| run(|| puffin::decode_deletion_vector(data, source)))?;
+        if let Some(expected) = record_count {
+            if i64::try_from(positions.len()).ok() != Some(expected) {
+                return run(|| {
+                    Err(Error::InvalidData(format!(
+                        "{source}: holds {} positions but its delete file's record_count is {expected}",
+                        positions.len()
+                    )))
+                });
+            }
+        }
+        self.inner.add_deletion_vector(&positions);
+        Ok(())
+    }
+
+    /// Reads and adds the deletion vector a delete file entry points at:
+    /// `content_size_in_bytes` bytes at `content_offset` of the Puffin file
+    /// at `path`, read through `io`.
+    #[pyo3(signature = (path, content_offset, content_size_in_bytes, record_count=None, referenced_data_file=None, io=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn read_deletion_vector(
+        &mut self,
+        py: Python<'_>,
+        path: &str,
+        content_offset: i64,
+        content_size_in_bytes: i64,
+        record_count: Option<i64>,
+        referenced_data_file: Option<&str>,
+        io: Option<&RawFileIO>,
+    ) -> PyResult<()> {
+        self.check_referenced(referenced_data_file, path)?;
+        let io = io_or_default(io);
+        let inner = &mut self.inner;
+        py.detach(|| {
+            run(|| {
+                let positions = puffin::read_deletion_vector(
+                    &io,
+                    path,
+                    content_offset,
+                    content_size_in_bytes,
+                    record_count,
+                )?;
+                inner.add_deletion_vector(&positions);
+                Ok(())
+            })
+        })
+    }
+
+    /// Adds the rows of a position delete file (its `file_path` and `pos`
+    /// columns as pyarrow arrays or chunked arrays, not copied) that name
+    /// this index's data file. Returns how many rows did.
+    #[pyo3(signature = (file_paths, positions, source="<position delete file>"))]
+    fn add_positions(
+        &mut self,
+        py: Python<'_>,
+        file_paths: AnyArray,
+        positions: AnyArray,
+        source: &str,
+    ) -> PyResult<u64> {
+        let paths = chunks(file_paths)?;
+        let positions = chunks(positions)?;
+        let data_file = self.data_file.as_str();
+        let inner = &mut self.inner;
+        py.detach(|| {
+            run(|| {
+                let total_paths: usize = paths.iter().map(|a| a.len()).sum();
+                let total_positions: usize = positions.iter().map(|a| a.len()).sum();
+                if total_paths != total_positions {
+                    return Err(Error::InvalidData(format!(
+                        "position delete file {source}: {total_paths} file paths but {total_positions} positions"
+                    )));
+                }
+                if total_paths == 0 {
+                    return Ok(0);
+                }
+                let mut added = 0;
+                for (paths, positions) in aligned(paths, positions)? {
+                    added += inner.add_position_deletes(data_file, paths.as_ref(), positions.as_ref(), source)?;
+                }
+                Ok(added)
+            })
+        })
+    }
+
+    /// The rows of `batch` (a pyarrow RecordBatch whose first row is at
+    /// absolute position `start` of the data file) that are not deleted.
+    fn apply<'py>(
+        &self,
+        py: Python<'py>,
+        batch: PyRecordBatch,
+        start: u64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let batch = batch.into_inner();
+        let kept = py.detach(|| run(|| self.inner.apply(&batch, start)))?;
+        pyarrow_batch(py, kept)
+    }
+
+    /// A pyarrow boolean array: for `length` rows from absolute position
+    /// `start`, true where the row is deleted (the `_deleted` column).
+    fn deleted_mask<'py>(
+        &self,
+        py: Python<'py>,
+        start: u64,
+        length: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mask = py.detach(|| run(|| self.inner.deleted_mask(start, length)))?;
+        let array: ArrayRef = Arc::new(mask);
+        super::arrow::array(
+            py,
+            &array,
+            Arc::new(Field::new("_deleted", DataType::Boolean, false)),
+        )
+    }
+
+    /// The deleted positions, ascending, as a pyarrow int64 array.
+    fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        // Positions never exceed 2^63 - 1: they come from non-negative longs.
+        let values: Int64Array =
+            py.detach(|| self.inner.positions().iter().map(|p| p as i64).collect());
+        let array: ArrayRef = Arc::new(values);
+        super::arrow::array(
+            py,
+            &array,
+            Arc::new(Field::new("pos", DataType::Int64, false)),
+        )
+    }
+
+    /// A `deletion-vector-v1` blob of these positions.
+    fn to_deletion_vector<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let blob = py.detach(|| run(|| puffin::encode_deletion_vector(self.inner.positions())))?;
+        Ok(PyBytes::new(py, &blob))
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len() as usize
+    }
+
+    fn __contains__(&self, position: i64) -> bool {
+        self.inner.contains(position)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PositionDeleteIndex(data_file={:?}, deleted={})",
+            self.data_file,
+            self.inner.len()
+        )
+    }
+}
+
+/// A `deletion-vector-v1` blob of `positions` (pyarrow int64 or ints).
+#[pyfunction]
+fn encode_deletion_vector<'py>(
+    py: Python<'py>,
+    positions: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let arrays = position_arrays(positions)?;
+    let blob = py.detach(|| run(|| puffin::encode_deletion_vector(&position_set(&arrays)?)))?;
+    Ok(PyBytes::new(py, &blob))
+}
+
+/// Writes a Puffin file at `location` with one deletion vector per
+/// `(data file, positions)`; returns, per vector, the fields of its
+/// delete-file entry: `referenced_data_file`, `content_offset`,
+/// `content_size_in_bytes`, `record_count`, `file_size_in_bytes`.
+#[pyfunction]
+#[pyo3(signature = (location, vectors, io=None))]
+fn write_deletion_vector_puffin<'py>(
+    py: Python<'py>,
+    location: &str,
+    vectors: Vec<(String, Bound<'py, PyAny>)>,
+    io: Option<&RawFileIO>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let vectors = vectors
+        .into_iter()
+        .map(|(path, positions)| Ok((path, position_arrays(&positions)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let io = io_or_default(io);
+    let (size, written) = py.detach(|| {
+        run(|| {
+            let vectors = vectors
+                .into_iter()
+                .map(|(path, arrays)| Ok((path, position_set(&arrays)?)))
+                .collect::<crate::Result<Vec<_>>>()?;
+            let (data, written) = puffin::write_deletion_vectors(&vectors)?;
+            io.write(location, &data)?;
+            Ok((data.len(), written))
+        })
+    })?;
+    written
+        .into_iter()
+        .map(|dv| {
+            let entry = PyDict::new(py);
+            entry.set_item("referenced_data_file", dv.referenced_data_file)?;
+            entry.set_item("content_offset", dv.content_offset)?;
+            entry.set_item("content_size_in_bytes", dv.content_size_in_bytes)?;
+            entry.set_item("record_count", dv.cardinality)?;
+            entry.set_item("file_size_in_bytes", size)?;
+            Ok(entry)
+        })
+        .collect()
+}
+
+/// The footer of the Puffin file at `location` (its FileMetadata JSON).
+#[pyfunction]
+#[pyo3(signature = (location, io=None))]
+fn read_puffin_footer(py: Python<'_>, location: &str, io: Option<&RawFileIO>) -> PyResult<String> {
+    let io = io_or_default(io);
+    py.detach(|| {
+        run(|| {
+            Ok(puffin::read_file_metadata(&io, location)?
+                .to_json()
+                .to_string())
+        })
+    })
+}
+
+/// The uncompressed content of the blob at `offset`/`length` of the Puffin
+/// file at `location`, stored with `compression_codec` (None, "lz4", "zstd").
+#[pyfunction]
+#[pyo3(signature = (location, offset, length, compression_codec=None, io=None))]
+fn read_puffin_blob<'py>(
+    py: Python<'py>,
+    location: &str,
+    offset: u64,
+    length: u64,
+    compression_codec: Option<String>,
+    io: Option<&RawFileIO>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let io = io_or_default(io);
+    let blob = puffin::BlobMetadata {
+        blob_type: "(unnamed)".to_owned(),
+        fields: Vec::new(),
+        snapshot_id: -1,
+        sequence_number: -1,
+        offset,
+        length,
+        compression_codec,
+        properties: Default::default(),
+    };
+    let data = py.detach(|| run(|| puffin::read_blob(&io, location, &blob)))?;
+    Ok(PyBytes::new(py, &data))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyPositionDeleteIndex>()?;
+    m.add_function(wrap_pyfunction!(encode_deletion_vector, m)?)?;
+    m.add_function(wrap_pyfunction!(write_deletion_vector_puffin, m)?)?;
+    m.add_function(wrap_pyfunction!(read_puffin_footer, m)?)?;
+    m.add_function(wrap_pyfunction!(read_puffin_blob, m)?)?;
+    Ok(())
+}

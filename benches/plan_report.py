@@ -213,7 +213,11 @@ def section(
         "",
         "- One process drives the contenders. Each round runs every case once per contender, "
         "in an order rotated each round. Figures are wall time (every planner may use threads: "
-        "frazil its pool, pyiceberg its executor, Java its worker pool, one thread per core).",
+        "frazil its pool, pyiceberg its executor, Java its worker pool, one thread per core). "
+        "A measurement of a case with a repeat count N ("
+        + ", ".join(f"{c.label}: {c.repeat}" for c in cases if c.repeat > 1)
+        + ") times N plans back to back and reports their mean, for every contender alike: "
+        "a lone plan of a millisecond measures the caches the previous, larger case left cold.",
         "- Each plan opens the table from its metadata file and iterates `plan_files()` "
         "(Java: `new BaseTable(new StaticTableOperations(metadata, io))`, then "
         "`newScan().useSnapshot(id).filter(expr).planFiles()`), touching every task's data "

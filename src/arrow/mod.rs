@@ -5,6 +5,7 @@
 //! [`Datum`]: crate::expr::Datum
 
 pub mod datum;
+pub mod equality_deletes;
 pub mod position_deletes;
 
 pub use datum::{array_from_datums, datum_at};

@@ -10,8 +10,10 @@
 //! `Schema._import_from_c_capsule`, all in pyarrow >= 14), which never look
 //! at pandas.
 
+use std::sync::Arc;
+
 use arrow_array::{ArrayRef, RecordBatch, StructArray};
-use arrow_schema::{FieldRef, SchemaRef};
+use arrow_schema::{Field, FieldRef, SchemaRef};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -92,4 +94,16 @@ pub fn schema(py: Python<'_>, schema: SchemaRef) -> PyResult<Bound<'_, PyAny>> {
         intern!(py, "_import_from_c_capsule"),
         PyTuple::new(py, [capsule])?,
     )
+}
+
+/// A pyarrow RecordBatch of `batch`, handed over through the C data interface.
+pub fn record_batch(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> {
+    let schema = batch.schema();
+    let field = Field::new_struct("", schema.fields().clone(), false)
+        .with_metadata(schema.metadata().clone());
+    let array: ArrayRef = Arc::new(StructArray::from(batch));
+    let capsules = to_array_pycapsules(py, Arc::new(field), array.as_ref(), None)?;
+    py.import(intern!(py, "pyarrow"))?
+        .getattr(intern!(py, "RecordBatch"))?
+        .call_method1(intern!(py, "_import_from_c_capsule"), capsules)
 }

@@ -5,12 +5,10 @@
 
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StructArray};
+use arrow_array::{Array, ArrayRef, Int64Array};
 use arrow_schema::{DataType, Field};
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use pyo3_arrow::ffi::to_array_pycapsules;
 use pyo3_arrow::input::AnyArray;
 use pyo3_arrow::PyRecordBatch;
 use roaring::RoaringTreemap;
@@ -87,18 +85,6 @@ fn position_set(arrays: &[ArrayRef]) -> crate::Result<RoaringTreemap> {
         }
     }
     Ok(set)
-}
-
-/// A pyarrow RecordBatch of `batch`, handed over through the C data interface.
-fn pyarrow_batch(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> {
-    let schema = batch.schema();
-    let field = Field::new_struct("", schema.fields().clone(), false)
-        .with_metadata(schema.metadata().clone());
-    let array: ArrayRef = Arc::new(StructArray::from(batch));
-    let capsules = to_array_pycapsules(py, Arc::new(field), array.as_ref(), None)?;
-    py.import(intern!(py, "pyarrow"))?
-        .getattr(intern!(py, "RecordBatch"))?
-        .call_method1(intern!(py, "_import_from_c_capsule"), capsules)
 }
 
 /// The deleted row positions of one data file, from deletion vectors and
@@ -244,7 +230,7 @@ impl PyPositionDeleteIndex {
     ) -> PyResult<Bound<'py, PyAny>> {
         let batch = batch.into_inner();
         let kept = py.detach(|| run(|| self.inner.apply(&batch, start)))?;
-        pyarrow_batch(py, kept)
+        super::arrow::record_batch(py, kept)
     }
 
     /// A pyarrow boolean array: for `length` rows from absolute position

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 mod arrow;
 mod deletes;
+mod equality_deletes;
 mod errors;
 mod expressions;
 mod expressions_test_hooks;
@@ -24,6 +25,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     transforms::register(m)?;
     io::register(m)?;
     deletes::register(m)?;
+    equality_deletes::register(m)?;
     manifest::register(m)?;
     scan::register(m)?;
     values::register(m)?;

@@ -138,6 +138,15 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
         .column_by_name("first_row_id")
         .map(|c| c.as_primitive::<Int64Type>().clone());
     let partitions = column("partitions")?.as_list::<i32>().clone();
+    // The summaries are read from the list's flattened child arrays by
+    // offset: slicing the struct for every manifest allocated more than the
+    // rest of a small plan.
+    let offsets = partitions.value_offsets();
+    let summary = partitions.values().as_struct();
+    let nulls = summary.column(0).as_boolean();
+    let nans = summary.column(1).as_boolean();
+    let lower = summary.column(2).as_binary::<i32>();
+    let upper = summary.column(3).as_binary::<i32>();
     let opt_i32 = |a: &arrow_array::Int32Array, i: usize| a.is_valid(i).then(|| a.value(i));
     let mut out = Vec::with_capacity(list.num_rows());
     for i in 0..list.num_rows() {
@@ -155,14 +164,9 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
         let summaries = if partitions.is_null(i) {
             None
         } else {
-            let row = partitions.value(i);
-            let row = row.as_struct();
-            let nulls = row.column(0).as_boolean();
-            let nans = row.column(1).as_boolean();
-            let lower = row.column(2).as_binary::<i32>();
-            let upper = row.column(3).as_binary::<i32>();
+            let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
             Some(
-                (0..row.len())
+                (start..end)
                     .map(|j| FieldSummary {
                         contains_null: nulls.is_valid(j) && nulls.value(j),
                         // A missing contains_nan (v1 writers) may hold NaN.

@@ -383,7 +383,7 @@ def test_delete_manifests_are_read_only_when_a_data_manifest_is(tmp_path: Path) 
     table = w.table()
     (tmp_path / "t" / "metadata" / "m2.avro").unlink()
     assert paths(table.scan(row_filter="cat = 'b'")) == []
-    with pytest.raises(NotFoundError, match="m2.avro"):
+    with pytest.raises(NotFoundError, match=r"m2\.avro"):
         paths(table.scan())
 
 

@@ -154,6 +154,7 @@ impl RawScan {
         let stream = py.detach(|| run(|| crate::scan::plan(context, &manifest_list)))?;
         Ok(PlanIter {
             info: self.info.clone(),
+            deletes: Arc::default(),
             state: Mutex::new(IterState {
                 stream: Some(stream),
                 buffer: VecDeque::new(),
@@ -167,10 +168,40 @@ struct IterState {
     buffer: VecDeque<PlannedFile>,
 }
 
+/// The Python objects of one plan's delete files, made on first use and
+/// shared by every task a file applies to: a partition-scoped or global
+/// delete file applies to thousands of data files, and one object each is
+/// less work and memory than one per reference (`a.delete_files[0] is
+/// b.delete_files[0]` for a shared file).
+#[derive(Default)]
+struct DeleteObjects {
+    // Keyed by the file's manifest and row; the DataFile holds its FileRef,
+    // so the manifest stays alive (and its address unique) while listed.
+    by_file: Mutex<HashMap<(usize, u32), Py<DataFile>>>,
+}
+
+impl DeleteObjects {
+    fn get(&self, py: Python<'_>, file: &FileRef, info: &Arc<ScanInfo>) -> PyResult<Py<DataFile>> {
+        let key = (Arc::as_ptr(&file.manifest) as usize, file.row);
+        let lock = || self.by_file.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(object) = lock().get(&key) {
+            return Ok(object.clone_ref(py));
+        }
+        // Made without the lock held: allocating may run the garbage
+        // collector, and so other Python code.
+        let object = Py::new(py, data_file(file, info))?;
+        Ok(lock()
+            .entry(key)
+            .or_insert_with(|| object.clone_ref(py))
+            .clone_ref(py))
+    }
+}
+
 /// An iterator of FileScanTask, fed by the planner thread.
 #[pyclass(module = "frazil._native")]
 pub struct PlanIter {
     info: Arc<ScanInfo>,
+    deletes: Arc<DeleteObjects>,
     state: Mutex<IterState>,
 }
 
@@ -189,6 +220,7 @@ impl PlanIter {
                     start: 0,
                     length,
                     info: self.info.clone(),
+                    deletes: self.deletes.clone(),
                 })
             }
             None => Err(PyStopIteration::new_err(())),
@@ -253,6 +285,7 @@ impl TaskGroupIter {
                         start: t.start,
                         length: t.length,
                         info: info.clone(),
+                        deletes: self.files.deletes.clone(),
                     })
                     .collect());
             }
@@ -286,6 +319,7 @@ pub struct FileScanTask {
     start: i64,
     length: i64,
     info: Arc<ScanInfo>,
+    deletes: Arc<DeleteObjects>,
 }
 
 fn data_file(file: &FileRef, info: &Arc<ScanInfo>) -> DataFile {
@@ -305,11 +339,11 @@ impl FileScanTask {
 
     /// The delete files that apply to the data file.
     #[getter]
-    fn delete_files(&self) -> Vec<DataFile> {
+    fn delete_files(&self, py: Python<'_>) -> PyResult<Vec<Py<DataFile>>> {
         self.planned
             .deletes
             .iter()
-            .map(|d| data_file(d, &self.info))
+            .map(|d| self.deletes.get(py, d, &self.info))
             .collect()
     }
 
@@ -675,6 +709,7 @@ fn file_scan_task_from_json(py: Python<'_>, text: &str) -> PyResult<FileScanTask
             schema_value: parsed.schema_json,
             py_schema,
         }),
+        deletes: Arc::default(),
     })
 }
 

@@ -387,6 +387,23 @@ def test_delete_manifests_are_read_only_when_a_data_manifest_is(tmp_path: Path) 
         paths(table.scan())
 
 
+def test_a_delete_file_is_one_object_for_every_task_it_applies_to(tmp_path: Path) -> None:
+    w = TableWriter(tmp_path / "t")
+    partition = {"cat": "a", "ts_day": dt.date(2024, 1, 1)}
+    files = [data_file(w.path(f"a{n}.parquet"), partition) for n in range(3)]
+    deletes = data_file(w.path("a-deletes.parquet"), partition, content=1)
+    w.commit(1, T1, [([entry(f) for f in files], 0, "data"), ([entry(deletes)], 0, "deletes")])
+    tasks = list(w.table().scan().plan_files())
+    assert len(tasks) == 3
+    shared = tasks[0].delete_files[0]
+    assert shared.file_path == w.path("a-deletes.parquet") and shared.content == 1
+    assert all(t.delete_files[0] is shared for t in tasks)
+    # Another plan makes its own objects, equal in content.
+    [again, *_] = w.table().scan().plan_files()
+    assert again.delete_files[0] is not shared
+    assert again.delete_files[0].file_path == shared.file_path
+
+
 # --- column stats --------------------------------------------------------------------------
 
 METRICS = {

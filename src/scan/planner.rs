@@ -343,21 +343,38 @@ impl ScanContext {
         manifests: Vec<ManifestFile>,
         list: &RecordBatch,
     ) -> Result<Vec<ManifestFile>> {
-        let mut answers: HashMap<i32, arrow_buffer::BooleanBuffer> = HashMap::new();
-        let mut out = Vec::with_capacity(manifests.len());
-        for (i, m) in manifests.into_iter().enumerate() {
-            if !m.may_have_live_files() {
-                continue;
-            }
-            let spec = self.spec(&m)?;
-            let answer = match answers.get(&m.spec_id) {
-                Some(a) => a,
-                None => {
-                    let a = spec.evaluators.manifests_might_match(list)?;
-                    answers.entry(m.spec_id).or_insert(a)
-                }
+        // Each spec's evaluator reads the partition summaries of its own
+        // manifests only: another spec's summaries are laid out by that
+        // spec's fields (a string bound where this spec has an int).
+        let mut spec_ids: Vec<i32> = manifests.iter().map(|m| m.spec_id).collect();
+        let row_specs = spec_ids.clone();
+        spec_ids.sort_unstable();
+        spec_ids.dedup();
+        let mut answers: HashMap<i32, (arrow_buffer::BooleanBuffer, usize)> = HashMap::new();
+        for &id in &spec_ids {
+            let Some(spec) = self.specs.get(&id) else {
+                continue; // refused below, naming the manifest
             };
-            if answer.value(i) {
+            let answer = if spec_ids.len() == 1 {
+                spec.evaluators.manifests_might_match(list)?
+            } else {
+                let rows: BooleanArray = row_specs.iter().map(|&s| Some(s == id)).collect();
+                let own = arrow_select::filter::filter_record_batch(list, &rows).map_err(|e| {
+                    Error::Internal(format!("selecting spec {id}'s manifests: {e}"))
+                })?;
+                spec.evaluators.manifests_might_match(&own)?
+            };
+            answers.insert(id, (answer, 0));
+        }
+        let mut out = Vec::with_capacity(manifests.len());
+        for m in manifests {
+            self.spec(&m)?;
+            let (answer, next) = answers
+                .get_mut(&m.spec_id)
+                .ok_or_else(|| Error::Internal(format!("no answer for spec {}", m.spec_id)))?;
+            let matches = answer.value(*next);
+            *next += 1;
+            if matches && m.may_have_live_files() {
                 out.push(m);
             }
         }

@@ -16,8 +16,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
-from frazil import StaticTable, _native
+from frazil import StaticTable, _native, transforms
 from frazil.errors import FrazilError, NotFoundError, UnknownFieldError, ValidationError
 from frazil.expressions import (
     AlwaysTrue,
@@ -402,6 +403,30 @@ def test_a_delete_file_is_one_object_for_every_task_it_applies_to(tmp_path: Path
     [again, *_] = w.table().scan().plan_files()
     assert again.delete_files[0] is not shared
     assert again.delete_files[0].file_path == shared.file_path
+
+
+def test_each_spec_reads_only_its_own_manifests_summaries(tmp_path: Path) -> None:
+    """After partition evolution a manifest list holds summaries laid out by several specs:
+    a string bound of spec 0's first field where spec 2's first field is an int. Pruning by
+    spec 2's field reads spec 2's manifests only (found reading a Java-written table)."""
+    by_cat = {
+        "spec-id": 0,
+        "fields": [{"name": "cat", "transform": "identity", "source-id": 3, "field-id": 1000}],
+    }
+    by_bucket = {
+        "spec-id": 2,
+        "fields": [{"name": "id_b", "transform": "bucket[4]", "source-id": 1, "field-id": 1001}],
+    }
+    w = TableWriter(tmp_path / "t", specs=(by_cat, by_bucket), default_spec_id=2)
+    old = data_file(w.path("old.parquet"), {"cat": "abc"})
+    w.commit(1, T1, [([entry(old)], 0, "data")])
+    new = [data_file(w.path(f"b{b}.parquet"), {"id_b": b}) for b in range(4)]
+    w.commit(2, T2, [([entry(f)], 2, "data") for f in new], parent=1)
+    table = w.table()
+    assert names(table.scan()) == {"old.parquet", *(f"b{b}.parquet" for b in range(4))}
+    bucket = transforms.bucket(pa.array([5], pa.int64()), 4).to_pylist()[0]
+    assert names(table.scan(row_filter="id = 5")) == {"old.parquet", f"b{bucket}.parquet"}
+    assert names(table.scan(row_filter="cat = 'zzz'")) == {f"b{b}.parquet" for b in range(4)}
 
 
 # --- column stats --------------------------------------------------------------------------

@@ -12,6 +12,7 @@ mod expressions;
 mod expressions_test_hooks;
 mod io;
 mod manifest;
+mod read;
 mod scan;
 mod spec;
 mod transforms;
@@ -26,6 +27,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     deletes::register(m)?;
     manifest::register(m)?;
     scan::register(m)?;
+    read::register(m)?;
     values::register(m)?;
     expressions::register(m)?;
     expressions_test_hooks::register(m)?;

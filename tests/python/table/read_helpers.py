@@ -104,9 +104,12 @@ class DataTable:
         """A Parquet file of ``rows`` written with ``schema`` (default the current one)."""
         schema = schema or self.schema
         arrow = file_schema(schema, ids)
-        table = rows if isinstance(rows, pa.Table) else pa.table(dict(rows), schema=arrow)
         if isinstance(rows, pa.Table):
-            table = table.cast(arrow)
+            table = rows.cast(arrow)
+        else:
+            length = len(next(iter(rows.values())))
+            columns = {f.name: rows.get(f.name, [None] * length) for f in arrow}
+            table = pa.table(columns, schema=arrow)
         self._files += 1
         path = self.writer.path(name or f"f{self._files}.parquet")
         pq.write_table(table, path, **options)

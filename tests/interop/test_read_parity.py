@@ -175,10 +175,13 @@ def test_schema_evolution_after_data(tables: Warehouse) -> None:
     assert _check(tables, name, filters) > 5
 
 
-def test_partition_evolution(tables: Warehouse) -> None:
-    tables.sql(f"CREATE NAMESPACE IF NOT EXISTS {tables.catalog}.{NAMESPACE}")
+def _repartitioned(tables: Warehouse) -> str:
+    """Partitioned by identity(cat), then also bucket(4, id), then by bucket(4, id) and
+    months(day) with cat dropped: 500 rows written under each spec."""
     name = "repartitioned"
     full = tables.name(NAMESPACE, name)
+    if tables.sql(f"SHOW TABLES IN {tables.catalog}.{NAMESPACE} LIKE '{name}'"):
+        return name
     tables.sql(
         f"CREATE TABLE {full} (id bigint, cat string, day date) USING iceberg "
         "PARTITIONED BY (cat) TBLPROPERTIES ('format-version'='2')"
@@ -196,10 +199,24 @@ def test_partition_evolution(tables: Warehouse) -> None:
     tables.sql(f"ALTER TABLE {full} DROP PARTITION FIELD cat")
     tables.sql(f"ALTER TABLE {full} ADD PARTITION FIELD months(day)")
     insert(1000)
+    return name
+
+
+def test_partition_evolution(tables: Warehouse) -> None:
+    tables.sql(f"CREATE NAMESPACE IF NOT EXISTS {tables.catalog}.{NAMESPACE}")
+    name = _repartitioned(tables)
+    assert _check(tables, name, ("cat = 'odd'", "cat IN ('even') AND day >= '2024-02-01'")) > 4
+
+
+def test_partition_evolution_filters_on_later_partition_fields(tables: Warehouse) -> None:
+    # Fails on 1eb8cb8: the planner decodes the manifest list's partition summaries of a
+    # manifest written under an older spec with another spec's field types ("partition field
+    # id_bucket_4: the lower bound of a int column has 3 bytes, expected 4").
+    tables.sql(f"CREATE NAMESPACE IF NOT EXISTS {tables.catalog}.{NAMESPACE}")
+    name = _repartitioned(tables)
     filters = (
-        "cat = 'odd'",
         "id IN (1, 2, 501, 777, 1499)",
         "day < '2024-01-10' AND cat = 'even'",
         "id >= 900 AND id < 1100",
     )
-    assert _check(tables, name, filters) > 5
+    assert _check(tables, name, filters) > 3

@@ -1,8 +1,7 @@
 """The row-level deletes of one task (spec: "Row-level Deletes", "Delete Formats"), gathered
 into one :class:`~frazil._native.PositionDeleteIndex` for its data file: deletion vectors
 (Puffin blobs, read by the Rust core) and the rows of Parquet position delete files that name
-the data file. Equality deletes are refused for now with an error naming the files: ignoring
-them would return deleted rows.
+the data file. Equality deletes are applied by :mod:`frazil.table._equality`.
 """
 
 from __future__ import annotations
@@ -20,10 +19,6 @@ EQUALITY_DELETES = 2
 # Position delete file columns (spec: "Position Delete Files"; Reserved Field IDs).
 FILE_PATH_COLUMN = "file_path"
 POS_COLUMN = "pos"
-
-
-class UnsupportedDeletesError(FrazilError):
-    """A task's deletes cannot be applied by this reader (equality deletes for now)."""
 
 
 def _read_position_file(delete: Any, data_path: str, raw: _native.RawFileIO) -> Any:
@@ -51,18 +46,16 @@ def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDelet
     if not deletes:
         return None
     data_path = task.file.file_path
-    equality = [d.file_path for d in deletes if d.content == EQUALITY_DELETES]
-    if equality:
-        raise UnsupportedDeletesError(
-            f"{data_path}: equality delete files apply to this data file and frazil's reader "
-            f"does not apply equality deletes yet: {', '.join(equality)}"
-        )
-    index = _native.PositionDeleteIndex(data_path)
+    index = None
     for delete in deletes:
+        if delete.content == EQUALITY_DELETES:
+            continue  # frazil.table._equality
         if delete.content != POSITION_DELETES:
             raise InvalidDataError(
                 f"{delete.file_path}: delete file content {delete.content} is not a delete"
             )
+        if index is None:
+            index = _native.PositionDeleteIndex(data_path)
         file_format = str(delete.file_format).upper()
         if file_format == "PUFFIN":
             if delete.content_offset is None or delete.content_size_in_bytes is None:

@@ -22,6 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from frazil import _native
@@ -35,7 +36,8 @@ from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
 from frazil.table._arrow_project import FileField, file_fields, plan_projection
 from frazil.table._deletes import position_deletes
-from frazil.table._row_filter import CompiledFilter, compile_filter, filter_columns
+from frazil.table._equality import deleted_mask, equality_deletes
+from frazil.table._row_filter import compile_filter, filter_columns
 
 if TYPE_CHECKING:
     from frazil.table.scan import DataScan
@@ -159,26 +161,49 @@ def _filter_path(targets: tuple[t.NestedField, ...], field_id: int) -> list[int]
     return None
 
 
-def _filter_targets(
-    compiled: CompiledFilter, projected: Schema, table_schema: Schema
-) -> tuple[tuple[t.NestedField, ...], list[list[int]]]:
-    """Top-level fields read for the filter only, and each filter column's path in projected
-    fields followed by those."""
+def _extra_targets(
+    field_ids: Sequence[int],
+    projected: Schema,
+    table_schema: Schema,
+    older: Sequence[Schema],
+    location: str,
+) -> tuple[tuple[t.NestedField, ...], dict[int, list[int]]]:
+    """Top-level fields read only for the filter or equality deletes, and the path of each of
+    ``field_ids`` in the projected fields followed by those. A field no longer in the table
+    schema (an equality field dropped later) is read as the newest older schema has it."""
     extras: list[t.NestedField] = []
-    paths = []
-    for column in compiled.columns:
-        path = _filter_path(projected.fields, column.field_id)
+    paths: dict[int, list[int]] = {}
+    for field_id in field_ids:
+        path = _filter_path(projected.fields, field_id)
         if path is None:
-            path = _filter_path(tuple(extras), column.field_id)
+            path = _filter_path(tuple(extras), field_id)
             if path is None:
-                top = _filter_path(table_schema.fields, column.field_id)
-                if top is None:  # pragma: no cover - compile_filter resolved it in this schema
-                    raise UnknownFieldError(f"filter column {column.field_id} is not in the schema")
-                extras.append(table_schema.fields[top[0]])
+                for schema in (table_schema, *older):
+                    top = _filter_path(schema.fields, field_id)
+                    if top is not None:
+                        break
+                else:
+                    raise UnknownFieldError(
+                        f"{location}: field id {field_id} is in no schema of the table"
+                    )
+                if schema is not table_schema and len(top) > 1:
+                    raise InvalidDataError(
+                        f"{location}: equality field {field_id} was dropped from inside a "
+                        "struct; frazil's reader cannot apply such deletes yet"
+                    )
+                source = schema.fields[top[0]]
+                # Unique top-level names: a dropped field's name may be reused.
+                extras.append(_renamed(source, f"_extra_{len(extras)}"))
                 path = [len(extras) - 1, *top[1:]]
             path = [len(projected.fields) + path[0], *path[1:]]
-        paths.append(path)
+        paths[field_id] = path
     return tuple(extras), paths
+
+
+def _renamed(f: t.NestedField, name: str) -> t.NestedField:
+    return t.NestedField(
+        f.field_id, name, f.field_type, False, f.doc, f.initial_default, f.write_default
+    )
 
 
 def _at(arrays: list[pa.Array], path: list[int]) -> pa.Array:
@@ -211,13 +236,15 @@ def read_task(
     limit: int | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     use_threads: bool = True,
+    schemas: Sequence[Schema] = (),
 ) -> Iterator[pa.RecordBatch]:
     """The rows of one :class:`~frazil.table.scan.FileScanTask` as record batches of
     ``projected_schema`` (default ``table_schema``, the schema the scan was planned with).
 
     ``specs`` (the table's partition specs by id) give identity partition values to columns a
     data file lacks; ``name_mapping`` gives ids to files written without them; ``io`` is the
-    table's FileIO (or its properties). ``limit`` stops after that many rows."""
+    table's FileIO (or its properties). ``limit`` stops after that many rows. ``schemas``
+    (the table's other schemas) type equality delete fields dropped from ``table_schema``."""
     projected = table_schema if projected_schema is None else projected_schema
     location = task.file.file_path
     compiled = compile_filter(
@@ -229,7 +256,9 @@ def read_task(
     if file_format != "PARQUET":
         raise InvalidDataError(f"{location}: reading {file_format} data files is not supported yet")
     deletes = position_deletes(task, raw(io))
-    extras, paths = _filter_targets(compiled, projected, table_schema)
+    equality = equality_deletes(task, raw(io), [table_schema, *schemas])
+    needed = [c.field_id for c in compiled.columns] + [i for g in equality for i in g.field_ids]
+    extras, paths = _extra_targets(needed, projected, table_schema, schemas, location)
     out_schema = arrow_schema(projected)
     extra_schema = arrow_schema(Schema(fields=extras)) if extras else pa.schema([])
     try:
@@ -270,9 +299,16 @@ def read_task(
                         continue
                     arrays = projection.apply(batch)
                     num_rows = batch.num_rows
+                    mask = None
+                    for group in equality:
+                        keys = [_at(arrays, paths[i]) for i in group.field_ids]
+                        kept = pc.invert(deleted_mask(group, keys))
+                        mask = kept if mask is None else pc.and_(mask, kept)
                     if compiled.always is None:
-                        values = filter_columns(compiled, [_at(arrays, p) for p in paths])
-                        mask = compiled.evaluate(values)
+                        columns = [_at(arrays, paths[c.field_id]) for c in compiled.columns]
+                        matches = compiled.evaluate(filter_columns(compiled, columns))
+                        mask = matches if mask is None else pc.and_(mask, matches)
+                    if mask is not None:
                         arrays = [a.filter(mask) for a in arrays[: len(out_schema)]]
                         num_rows = mask.true_count
                     out = _batch(arrays[: len(out_schema)], out_schema, num_rows)
@@ -327,6 +363,7 @@ def _read_whole(
             io=table.io,
             name_mapping=table.name_mapping(),
             limit=scan.limit,
+            schemas=sorted(table.schemas().values(), key=lambda s: -s.schema_id),
         )
     )
 

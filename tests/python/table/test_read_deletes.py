@@ -93,16 +93,74 @@ def test_positions_stay_absolute_in_splits_and_filters(tmp_path: Path) -> None:
     assert filtered == [i for i in range(150, 200) if i not in deleted]
 
 
-def test_equality_deletes_are_refused_not_ignored(tmp_path: Path) -> None:
-    table = DataTable(tmp_path, SCHEMA)
-    a = _write(table, 5)
-    table.commit([table.data(a)])
-    eq_path = table.write_parquet({"id": [1], "v": ["1"]}, name="eq.parquet")
-    eq = data_file(
-        eq_path, None, records=1, size=Path(eq_path).stat().st_size, content=2, equality_ids=[1]
+def _equality(table: DataTable, schema: Schema, rows: dict[str, list[Any]]) -> dict[str, Any]:
+    path = table.write_parquet(rows, schema=schema)
+    ids = [f.field_id for f in schema.fields]
+    return data_file(
+        path,
+        None,
+        records=len(next(iter(rows.values()))),
+        size=Path(path).stat().st_size,
+        content=2,
+        equality_ids=ids,
     )
-    table.commit(deletes=[eq])
-    with pytest.raises(FrazilError, match=r"equality delete.*eq\.parquet"):
+
+
+FLOATS = Schema(
+    t.required(1, "id", t.LongType()),
+    t.optional(2, "v", t.StringType()),
+    t.optional(3, "f", t.FloatType()),
+)
+
+
+def test_equality_deletes(tmp_path: Path) -> None:
+    table = DataTable(tmp_path, FLOATS)
+    a = table.write_parquet(
+        {
+            "id": [0, 1, 2, 3, 4, 5, 6],
+            "v": ["x", None, "y", None, "x", "z", "y"],
+            "f": [0.0, -0.0, float("nan"), None, 1.5, 0.0, None],
+        }
+    )
+    table.commit([table.data(a)])
+    by_id = _equality(table, Schema(FLOATS.fields[0]), {"id": [6, 99]})
+    # NULL equals NULL: the null key deletes rows 1 and 3, not the others.
+    by_v = _equality(table, Schema(FLOATS.fields[1]), {"v": [None]})
+    # -0.0 is not +0.0; NaN equals NaN.
+    by_f = _equality(table, Schema(FLOATS.fields[2]), {"f": [-0.0, float("nan")]})
+    # A two-column key: (x, 1.5) deletes row 4, (x, 2.0) nothing.
+    by_pair = _equality(
+        table, Schema(FLOATS.fields[1], FLOATS.fields[2]), {"v": ["x", "x"], "f": [1.5, 2.0]}
+    )
+    table.commit(deletes=[by_id, by_v, by_f, by_pair])
+    loaded = table.table()
+    assert _ids(loaded) == [0, 5]
+    assert loaded.scan().count() == 2
+    assert sorted(loaded.scan(selected_fields=("v",)).to_arrow().column("v").to_pylist()) == [
+        "x",
+        "z",
+    ]
+    # Before the deletes were committed, every row.
+    assert len(_ids(loaded, snapshot_id=1000)) == 7
+
+
+def test_equality_deletes_on_a_dropped_column(tmp_path: Path) -> None:
+    table = DataTable(tmp_path, FLOATS)
+    a = table.write_parquet({"id": [0, 1, 2], "v": ["x", "y", "x"], "f": [1.0, 2.0, 3.0]})
+    table.commit([table.data(a)])
+    table.commit(deletes=[_equality(table, Schema(FLOATS.fields[1]), {"v": ["x"]})])
+    table.evolve(Schema(FLOATS.fields[0], FLOATS.fields[2], schema_id=1))
+    loaded = table.table()
+    assert loaded.scan().to_arrow().to_pylist() == [{"id": 1, "f": 2.0}]
+
+
+def test_equality_delete_file_without_its_column_names_the_file(tmp_path: Path) -> None:
+    table = DataTable(tmp_path, FLOATS)
+    table.commit([table.data(table.write_parquet({"id": [0, 1]}))])
+    wrong = _equality(table, Schema(FLOATS.fields[0]), {"id": [1]})
+    wrong["equality_ids"] = [2]
+    table.commit(deletes=[wrong])
+    with pytest.raises(FrazilError, match=r"f2\.parquet.*field id 2"):
         table.table().scan().to_arrow()
 
 
@@ -137,6 +195,7 @@ def test_random_deletes_equal_python(
     a = _write(table, count, row_group_size)
     table.commit([table.data(a)])
     deleted = data.draw(st.sets(st.integers(0, count - 1)))
+    by_value = data.draw(st.sets(st.integers(0, count - 1), max_size=5))
     if deleted:
         delete = (
             _dv(table, a, sorted(deleted), "dv.puffin")
@@ -144,6 +203,11 @@ def test_random_deletes_equal_python(
             else table.position_deletes([(a, p) for p in deleted])
         )
         table.commit(deletes=[delete])
+    if by_value:
+        # Equality deletes on v (the id as text), on top of the position deletes.
+        rows = {"v": [str(i) for i in sorted(by_value)]}
+        table.commit(deletes=[_equality(table, Schema(SCHEMA.fields[1]), rows)])
     loaded = table.table()
-    assert _ids(loaded) == [i for i in range(count) if i not in deleted]
-    assert loaded.scan().count() == count - len(deleted)
+    expected = [i for i in range(count) if i not in deleted and i not in by_value]
+    assert _ids(loaded) == expected
+    assert loaded.scan().count() == len(expected)

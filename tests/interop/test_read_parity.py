@@ -13,6 +13,7 @@ orders NaN above every value).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -220,3 +221,36 @@ def test_partition_evolution_filters_on_later_partition_fields(tables: Warehouse
         "id >= 900 AND id < 1100",
     )
     assert _check(tables, name, filters) > 3
+
+
+def test_equality_deletes_written_by_java(tables: Warehouse) -> None:
+    tables.sql(f"CREATE NAMESPACE IF NOT EXISTS {tables.catalog}.{NAMESPACE}")
+    name = "equality"
+    full = tables.name(NAMESPACE, name)
+    tables.sql(
+        f"CREATE TABLE {full} (id bigint, cat string, val double) USING iceberg "
+        "TBLPROPERTIES ('format-version'='2')"
+    )
+    tables.sql(
+        f"INSERT INTO {full} SELECT id, CASE id % 4 WHEN 0 THEN 'a' WHEN 1 THEN 'b' "
+        "WHEN 2 THEN NULL ELSE 'c' END, CASE WHEN id % 9 = 0 THEN -0.0 ELSE id / 2.0 END "
+        "FROM range(0, 400)"
+    )
+    helper = tables.java.org.frazil.interop.PlanReferee
+    java_table = tables.java_table(NAMESPACE, name)
+    rs = "\u001e"
+    helper.addEqualityDeletes(
+        java_table, 0, "1", "", rs.join(json.dumps({"1": i}) for i in (7, 8, 399))
+    )
+    # NULL equals NULL: every row whose cat is null goes; cat 'b' too.
+    helper.addEqualityDeletes(java_table, 0, "2", "", '{"2": null}' + rs + '{"2": "b"}')
+    # A two-column key; -0.0 differs from 0.0 (no row has val 0.0 with cat 'a').
+    helper.addEqualityDeletes(
+        java_table, 0, "2,3", "", '{"2": "a", "3": 0.0}' + rs + '{"2": "c", "3": 5.5}'
+    )
+    tables.sql(f"REFRESH TABLE {full}")
+    # Rows added after the deletes are not deleted by them (data seq >= delete seq).
+    tables.sql(f"INSERT INTO {full} VALUES (7, NULL, 1.0), (8, 'b', 2.0)")
+    table = _frazil_table(tables, name)
+    assert any(d.content == 2 for t in table.scan().plan_files() for d in t.delete_files)
+    assert _check(tables, name, ("id < 20", "cat = 'a' AND id > 300", "val < 10")) > 6

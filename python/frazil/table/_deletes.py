@@ -6,8 +6,10 @@ the data file. Equality deletes are applied by :mod:`frazil.table._equality`.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from frazil import _native
@@ -21,16 +23,16 @@ FILE_PATH_COLUMN = "file_path"
 POS_COLUMN = "pos"
 
 
-def _read_position_file(delete: Any, data_path: str, raw: _native.RawFileIO) -> Any:
-    location = delete.file_path
+@functools.lru_cache(maxsize=32)
+def _positions_by_file(location: str, raw: _native.RawFileIO) -> dict[str, pa.Array]:
+    """A position delete file's positions by data file, read once: a partition-scoped delete
+    file applies to every data file of its partition (cached for the files read next)."""
     try:
-        # Writers sort position deletes by (file_path, pos): row-group statistics skip the
-        # groups of other data files.
-        return pq.read_table(
-            open_arrow_file(raw, location),
-            columns=[FILE_PATH_COLUMN, POS_COLUMN],
-            filters=[(FILE_PATH_COLUMN, "=", data_path)],
-            pre_buffer=True,
+        table = pq.read_table(
+            open_arrow_file(raw, location), columns=[FILE_PATH_COLUMN, POS_COLUMN], pre_buffer=True
+        )
+        grouped = table.group_by(FILE_PATH_COLUMN, use_threads=False).aggregate(
+            [(POS_COLUMN, "list")]
         )
     except FrazilError:
         raise
@@ -38,6 +40,9 @@ def _read_position_file(delete: Any, data_path: str, raw: _native.RawFileIO) -> 
         raise InvalidDataError(
             f"{location}: cannot read the position delete file: {error}"
         ) from None
+    paths = grouped.column(FILE_PATH_COLUMN).to_pylist()
+    positions = grouped.column(f"{POS_COLUMN}_list").combine_chunks()
+    return {path: positions[i].values for i, path in enumerate(paths)}
 
 
 def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDeleteIndex | None:
@@ -72,10 +77,10 @@ def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDelet
                 io=raw,
             )
         elif file_format == "PARQUET":
-            table = _read_position_file(delete, data_path, raw)
-            index.add_positions(
-                table.column(FILE_PATH_COLUMN), table.column(POS_COLUMN), source=delete.file_path
-            )
+            positions = _positions_by_file(delete.file_path, raw).get(data_path)
+            if positions is not None:
+                paths = pa.repeat(pa.scalar(data_path), len(positions))
+                index.add_positions(paths, positions, source=delete.file_path)
         else:
             raise InvalidDataError(
                 f"{delete.file_path}: reading {file_format} position delete files is not "

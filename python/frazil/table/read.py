@@ -15,9 +15,10 @@ in the order the planner gives them.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +51,12 @@ DEFAULT_BATCH_SIZE = 131072
 def arrow_schema(schema: Schema) -> pa.Schema:
     """The Arrow schema rows of ``schema`` are read into (the Rust core's Iceberg -> Arrow
     mapping, shared with the manifest decoder)."""
-    result: pa.Schema = _native.iceberg_arrow_schema(json.dumps(schema.to_json()))
+    return _arrow_schema(json.dumps(schema.to_json()))
+
+
+@functools.lru_cache(maxsize=64)
+def _arrow_schema(schema_json: str) -> pa.Schema:
+    result: pa.Schema = _native.iceberg_arrow_schema(schema_json)
     return result
 
 
@@ -350,41 +356,42 @@ def projected_schema(scan: DataScan) -> Schema:
     return select_schema(scan.schema(), scan.selected_fields, scan.case_sensitive)
 
 
-def _read_whole(
-    scan: DataScan, task: Any, schema: Schema, projected: Schema
-) -> list[pa.RecordBatch]:
+def _reader(scan: DataScan, projected: Schema) -> Callable[[Any], list[pa.RecordBatch]]:
+    """Reads one task of ``scan`` whole; the table's specs, name mapping and schemas are
+    looked up once per scan, not per file."""
     table = scan.table
-    return list(
-        read_task(
-            task,
-            schema,
-            projected,
-            specs=table.specs(),
-            io=table.io,
-            name_mapping=table.name_mapping(),
-            limit=scan.limit,
-            schemas=sorted(table.schemas().values(), key=lambda s: -s.schema_id),
-        )
-    )
-
-
-def _batches(scan: DataScan, projected: Schema) -> Iterator[pa.RecordBatch]:
     schema = scan.schema()
+    options: dict[str, Any] = {
+        "specs": table.specs(),
+        "io": table.io,
+        "name_mapping": table.name_mapping(),
+        "limit": scan.limit,
+        "schemas": sorted(table.schemas().values(), key=lambda s: -s.schema_id),
+    }
+    return lambda task: list(read_task(task, schema, projected, **options))
+
+
+def _batches(
+    scan: DataScan, projected: Schema, tasks: Iterable[Any] | None = None
+) -> Iterator[pa.RecordBatch]:
+    """The rows of ``tasks`` (default: the scan's plan) in plan order, at most
+    ``read.files-in-flight`` files read at once, stopping at the scan's limit."""
     limit = scan.limit
     if limit == 0:
         return
     in_flight = _files_in_flight(scan)
-    tasks = iter(scan.plan_files())
+    read = _reader(scan, projected)
+    remaining = iter(scan.plan_files() if tasks is None else tasks)
     produced = 0
     pool = ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="frazil-read")
     pending: list[Future[list[pa.RecordBatch]]] = []
     try:
         while True:
             while len(pending) < in_flight:
-                task = next(tasks, None)
+                task = next(remaining, None)
                 if task is None:
                     break
-                pending.append(pool.submit(_read_whole, scan, task, schema, projected))
+                pending.append(pool.submit(read, task))
             if not pending:
                 return
             for batch in pending.pop(0).result():
@@ -412,17 +419,18 @@ def scan_to_arrow(scan: DataScan) -> pa.Table:
 
 
 def scan_count(scan: DataScan) -> int:
-    """The number of rows the scan returns: the files' record counts when no delete file and
-    no residual filter applies to any of them, else by reading."""
+    """The number of rows the scan returns: a file's record count when no delete file and no
+    residual filter applies to it, else the rows read from it."""
     total = 0
-    reading = False
-    tasks = list(scan.plan_files())
-    for task in tasks:
+    to_read = []
+    for task in scan.plan_files():
         if task.delete_files or not isinstance(task.residual, ex.AlwaysTrue):
-            reading = True
-            break
-        total += task.file.record_count
-    if reading:
+            to_read.append(task)
+        else:
+            total += task.file.record_count
+        if scan.limit is not None and total >= scan.limit:
+            return scan.limit
+    if to_read:
         empty = Schema(fields=(), schema_id=scan.schema().schema_id)
-        total = sum(b.num_rows for b in _batches(scan, empty))
+        total += sum(b.num_rows for b in _batches(scan, empty, to_read))
     return total if scan.limit is None else min(total, scan.limit)

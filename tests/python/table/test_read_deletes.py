@@ -1,7 +1,7 @@
 """Reading rows with row-level deletes (spec: "Row-level Deletes", "Position Delete Files",
 "Deletion Vectors"): Parquet position delete files and v3 deletion vectors applied by absolute
-row position, also when a split reads only some row groups; equality deletes refused rather
-than ignored.
+row position, also when a split reads only some row groups; equality deletes (NULL equals
+NULL, NaN equals NaN, -0.0 is not +0.0, dropped columns still apply).
 """
 
 from __future__ import annotations

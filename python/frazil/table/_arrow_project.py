@@ -13,7 +13,6 @@ of an identity partition, or null.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,7 @@ import pyarrow.compute as pc
 from frazil import types as t
 from frazil.errors import InvalidDataError
 from frazil.name_mapping import MappedField, NameMapping
+from frazil.table._literals import literal
 
 FIELD_ID_KEY = b"PARQUET:field_id"
 
@@ -122,21 +122,11 @@ def file_fields(
 # --- constants ---------------------------------------------------------------------------------
 
 
-def _arrow_value(value: Any) -> Any:
-    if isinstance(value, uuid.UUID):
-        return value.bytes
-    if isinstance(value, dict):
-        return {k: _arrow_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_arrow_value(v) for v in value]
-    return value
-
-
 def constant(value: Any, arrow_type: pa.DataType) -> Make:
     """``length`` copies of ``value`` (null when None) as an array of ``arrow_type``."""
     if value is None:
         return lambda length: pa.nulls(length, arrow_type)
-    scalar = pa.scalar(_arrow_value(value), type=arrow_type)
+    scalar = literal(value, arrow_type)
     return lambda length: pa.repeat(scalar, length)
 
 
@@ -344,7 +334,7 @@ def _trimmed(values: pa.Array, child: pa.Array) -> tuple[pa.Array, pa.Array]:
     first, last = offsets[0].as_py(), offsets[-1].as_py()
     if first != 0 or last != len(child):
         child = child.slice(first, last - first)
-        offsets = pc.subtract(offsets, pa.scalar(first, offsets.type))
+        offsets = pc.subtract(offsets, literal(first, offsets.type))
     return pc.cast(offsets, pa.int32()), child
 
 

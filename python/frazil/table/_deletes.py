@@ -10,11 +10,13 @@ import functools
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from frazil import _native
 from frazil.errors import FrazilError, InvalidDataError
 from frazil.io._arrow import open_arrow_file
+from frazil.table._literals import literal
 
 POSITION_DELETES = 1
 EQUALITY_DELETES = 2
@@ -28,21 +30,32 @@ def _positions_by_file(location: str, raw: _native.RawFileIO) -> dict[str, pa.Ar
     """A position delete file's positions by data file, read once: a partition-scoped delete
     file applies to every data file of its partition (cached for the files read next)."""
     try:
-        table = pq.read_table(
-            open_arrow_file(raw, location), columns=[FILE_PATH_COLUMN, POS_COLUMN], pre_buffer=True
-        )
-        grouped = table.group_by(FILE_PATH_COLUMN, use_threads=False).aggregate(
-            [(POS_COLUMN, "list")]
-        )
+        # ParquetFile, not pq.read_table: that goes through pyarrow.dataset, which imports
+        # pandas.
+        with pq.ParquetFile(open_arrow_file(raw, location), pre_buffer=True) as parquet:
+            table = parquet.read(columns=[FILE_PATH_COLUMN, POS_COLUMN])
     except FrazilError:
         raise
     except Exception as error:  # pyarrow raises ArrowInvalid, KeyError, OSError...
         raise InvalidDataError(
             f"{location}: cannot read the position delete file: {error}"
         ) from None
-    paths = grouped.column(FILE_PATH_COLUMN).to_pylist()
-    positions = grouped.column(f"{POS_COLUMN}_list").combine_chunks()
-    return {path: positions[i].values for i, path in enumerate(paths)}
+    # Grouped by data file without acero (whose import pulls in pandas): the rows sorted by
+    # the path's dictionary code, then cut where the code changes.
+    encoded = pc.dictionary_encode(table.column(FILE_PATH_COLUMN).combine_chunks())
+    order = pc.sort_indices(encoded.indices)
+    codes = pc.take(encoded.indices, order)
+    positions = pc.take(table.column(POS_COLUMN).combine_chunks(), order)
+    counts = pc.value_counts(codes)
+    out: dict[str, pa.Array] = {}
+    start = 0
+    paths = encoded.dictionary.to_pylist()
+    for code, count in zip(
+        counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True
+    ):
+        out[paths[code]] = positions.slice(start, count)
+        start += count
+    return out
 
 
 def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDeleteIndex | None:
@@ -79,7 +92,7 @@ def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDelet
         elif file_format == "PARQUET":
             positions = _positions_by_file(delete.file_path, raw).get(data_path)
             if positions is not None:
-                paths = pa.repeat(pa.scalar(data_path), len(positions))
+                paths = pa.repeat(literal(data_path, pa.string()), len(positions))
                 index.add_positions(paths, positions, source=delete.file_path)
         else:
             raise InvalidDataError(

@@ -7,8 +7,10 @@ values by value after the data file's column is read into the table's type. A fi
 dropped from the schema still applies: its values are read from the data file as stored.
 
 The key sets of a task's delete files are read with pyarrow (only the equality columns, by
-field id) and each batch is semi-joined against them with pyarrow's hash join: a pure-Python
-first version, before the lead moves it to Rust.
+field id) and encoded field by field as codes among the delete rows' distinct values; a
+batch's keys are encoded the same way with pyarrow's hash lookups (``index_in``), and a row is
+deleted when its key's code exists. No acero join: that imports pyarrow.dataset and pandas.
+A pure-Python first version, before the lead moves it to Rust.
 """
 
 from __future__ import annotations
@@ -29,35 +31,33 @@ from frazil.errors import FrazilError, InvalidDataError
 from frazil.io._arrow import open_arrow_file
 from frazil.schema import Schema
 from frazil.table._arrow_project import file_fields, plan_projection
+from frazil.table._literals import literal
 
 EQUALITY_DELETES = 2
-_ROW = "__frazil_row"
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One equality field of a key: the distinct values the delete files hold for it, and the
+    distinct codes of the key so far (this field included)."""
+
+    values: pa.Array
+    codes: pa.Array
 
 
 @dataclass(frozen=True)
 class EqualityDeletes:
-    """The rows of a task's equality delete files with the same equality field ids: ``keys``
-    holds each field's normalised columns (see :func:`key_columns`), deduplicated."""
+    """The rows of a task's equality delete files with the same equality field ids, as one
+    step per field (see :func:`deleted_mask`)."""
 
     field_ids: tuple[int, ...]
-    keys: pa.Table
+    steps: tuple[_Step, ...]
 
 
-def _filler(arrow_type: pa.DataType) -> pa.Scalar:
-    if pa.types.is_fixed_size_binary(arrow_type):
-        return pa.scalar(b"\0" * arrow_type.byte_width, arrow_type)
-    if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
-        return pa.scalar(b"", arrow_type)
-    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
-        return pa.scalar("", arrow_type)
-    if pa.types.is_null(arrow_type):
-        return pa.scalar(0, pa.int8())
-    return pc.cast(pa.scalar(0, pa.int64()), arrow_type)
-
-
-def key_columns(values: pa.Array) -> list[pa.Array]:
-    """Two join columns for one key field: whether it is null, and its value (any value where
-    null) in a form the hash join compares as Iceberg's equality."""
+def normalised(values: pa.Array) -> pa.Array:
+    """A key column in a form whose equality (``index_in``, nulls matching nulls) is
+    Iceberg's: floats as their bits with NaN canonicalised, so NaN equals NaN and -0.0 is not
+    +0.0."""
     if isinstance(values.type, pa.ExtensionType):
         values = values.storage
     if pa.types.is_dictionary(values.type):
@@ -68,21 +68,47 @@ def key_columns(values: pa.Array) -> list[pa.Array]:
         values = pc.cast(values, pa.binary())
     if pa.types.is_null(values.type):
         values = pa.nulls(len(values), pa.int8())
-    is_null = pc.is_null(values)
     if pa.types.is_floating(values.type):
         wide = pc.cast(values, pa.float64())  # float keys were promoted or not: one width
-        canonical = pc.if_else(pc.is_nan(wide), pa.scalar(float("nan")), wide)
-        values = pc.fill_null(canonical, 0.0).view(pa.int64())
-    else:
-        values = pc.fill_null(values, _filler(values.type))
-    return [is_null, values]
+        nan = literal(float("nan"), pa.float64())
+        values = pc.if_else(pc.is_nan(wide), nan, wide).view(pa.int64())
+    return values
 
 
-def _key_table(columns: Sequence[pa.Array]) -> pa.Table:
-    arrays: list[pa.Array] = []
-    for values in columns:
-        arrays.extend(key_columns(values))
-    return pa.table(arrays, names=[f"k{i}" for i in range(len(arrays))])
+def _combine(codes: pa.Array | None, field_codes: pa.Array, width: int) -> pa.Array:
+    """The codes of (key so far, this field): unique while below width * len(codes)."""
+    field_codes = pc.cast(field_codes, pa.int64())
+    if codes is None:
+        return field_codes
+    scaled = pc.multiply(codes, literal(width, pa.int64()))
+    return pc.add(scaled, field_codes)
+
+
+def _steps(columns: Sequence[pa.Array]) -> tuple[_Step, ...]:
+    """Encodes the delete rows' keys field by field: each field's values by their index among
+    the distinct values (nulls included), the key so far compressed to the index among its
+    distinct codes, so codes stay below the number of delete rows."""
+    steps = []
+    codes: pa.Array | None = None
+    for column in columns:
+        values = pc.unique(normalised(column))
+        field_codes = pc.index_in(normalised(column), value_set=values, skip_nulls=False)
+        combined = _combine(codes, field_codes, len(values))
+        distinct = pc.unique(combined)
+        codes = pc.index_in(combined, value_set=distinct)
+        steps.append(_Step(values, distinct))
+    return tuple(steps)
+
+
+def deleted_mask(deletes: EqualityDeletes, columns: Sequence[pa.Array]) -> pa.Array:
+    """True for the rows whose key (``columns``, one per equality field id) a delete row has."""
+    codes: pa.Array | None = None
+    for step, column in zip(deletes.steps, columns, strict=True):
+        field_codes = pc.index_in(normalised(column), value_set=step.values, skip_nulls=False)
+        combined = _combine(codes, field_codes, len(step.values))
+        codes = pc.index_in(combined, value_set=step.codes)  # null: no delete row has it
+    assert codes is not None
+    return pc.is_valid(codes)
 
 
 @functools.lru_cache(maxsize=16)
@@ -111,11 +137,10 @@ def _read_keys(
         arrow = _arrow_schema(Schema(*targets))
         projection = plan_projection(fields, tuple(targets), arrow, location, {})
         batches = parquet.iter_batches(columns=list(projection.columns), use_threads=True)
-        parts = [_key_table(projection.apply(b)) for b in batches]
+        parts = [pa.Table.from_arrays(projection.apply(b), schema=arrow) for b in batches]
     if not parts:
-        return _key_table([pa.nulls(0, f.type) for f in arrow])
-    keys = pa.concat_tables(parts)
-    return keys.group_by(keys.column_names).aggregate([])
+        return arrow.empty_table()
+    return pa.concat_tables(parts)
 
 
 def _arrow_schema(schema: Schema) -> pa.Schema:
@@ -146,10 +171,12 @@ def equality_deletes(
         schema = Schema(*fields)
         keys = _read_keys(location, ids, json.dumps(schema.to_json()), raw)
         groups.setdefault(ids, []).append(keys)
-    return [
-        EqualityDeletes(ids, pa.concat_tables(tables) if len(tables) > 1 else tables[0])
-        for ids, tables in groups.items()
-    ]
+    out = []
+    for ids, tables in groups.items():
+        keys = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+        columns = [keys.column(i).combine_chunks() for i in range(keys.num_columns)]
+        out.append(EqualityDeletes(ids, _steps(columns)))
+    return out
 
 
 def _field(field_id: int, schemas: Sequence[Schema], location: str) -> t.NestedField:
@@ -162,16 +189,3 @@ def _field(field_id: int, schemas: Sequence[Schema], location: str) -> t.NestedF
                 )
             return t.NestedField(field_id, found.name, found.field_type, False)
     raise InvalidDataError(f"{location}: equality field id {field_id} is in no schema of the table")
-
-
-def _row_index(length: int) -> pa.Array:
-    return pc.subtract(pc.cumulative_sum(pa.repeat(pa.scalar(1, pa.int64()), length)), 1)
-
-
-def deleted_mask(deletes: EqualityDeletes, columns: Sequence[pa.Array]) -> pa.Array:
-    """True for the rows whose key (``columns``, one per equality field id) is deleted."""
-    rows = _row_index(len(columns[0]))
-    data = _key_table(columns)
-    keys = data.column_names
-    hits = data.append_column(_ROW, rows).join(deletes.keys, keys=keys, join_type="left semi")
-    return pc.is_in(rows, value_set=hits.column(_ROW).combine_chunks())

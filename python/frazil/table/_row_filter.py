@@ -15,7 +15,6 @@ compare.rs), as Java's ``Evaluator`` after ``rewriteNot`` except for null and Na
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -27,6 +26,7 @@ from frazil import expressions as ex
 from frazil import transforms as tr
 from frazil.errors import UnknownFieldError, ValidationError
 from frazil.schema import Schema
+from frazil.table._literals import boolean, literal, literals
 
 Mask: TypeAlias = Any  # a pyarrow BooleanArray without nulls
 Evaluate = Callable[[Sequence[pa.Array]], Mask]
@@ -77,13 +77,11 @@ def _nots_pushed(expression: ex.Expression, negated: bool) -> ex.Expression:
 
 
 def _full(value: bool, length: int) -> Mask:
-    return pa.repeat(pa.scalar(value), length)
+    return pa.repeat(boolean(value), length)
 
 
 def _scalar(value: Any, arrow_type: pa.DataType) -> pa.Scalar:
-    if isinstance(value, uuid.UUID):
-        value = value.bytes
-    return pa.scalar(value, type=arrow_type)
+    return literal(value, arrow_type)
 
 
 def _plain(values: pa.Array) -> pa.Array:
@@ -98,28 +96,29 @@ def _is_float(values: pa.Array) -> bool:
 
 def _zero_sign(values: pa.Array) -> pa.Array:
     """1 for +0.0, 0 for -0.0 (others are not looked at): 1/x keeps the sign of a zero."""
-    return pc.cast(pc.greater(pc.divide(pa.scalar(1.0, values.type), values), 0), pa.int8())
+    inverse = pc.divide(literal(1.0, values.type), values)
+    return pc.cast(pc.greater(inverse, literal(0.0, values.type)), pa.int8())
 
 
-def _compare(op: str, values: pa.Array, literal: Any) -> pa.Array:
+def _compare(op: str, values: pa.Array, value: Any) -> pa.Array:
     """An ordered comparison in Iceberg's order; null where the value is null."""
     function = getattr(pc, op)
-    scalar = _scalar(literal, values.type)
+    scalar = _scalar(value, values.type)
     result = function(values, scalar)
-    if _is_float(values) and literal == 0:
+    if _is_float(values) and value == 0:
         # IEEE says -0.0 == +0.0; Iceberg orders -0.0 first: decide zeros by their signs.
-        literal_sign = pa.scalar(0 if str(literal).startswith("-") else 1, pa.int8())
-        is_zero = pc.equal(values, pa.scalar(0.0, values.type))
+        literal_sign = literal(0 if str(value).startswith("-") else 1, pa.int8())
+        is_zero = pc.equal(values, literal(0.0, values.type))
         result = pc.if_else(is_zero, function(_zero_sign(values), literal_sign), result)
     return result
 
 
-def _in(values: pa.Array, literals: Sequence[Any]) -> pa.Array:
+def _in(values: pa.Array, members: Sequence[Any]) -> pa.Array:
     """Membership in Iceberg's equality (-0.0 is not +0.0); null where the value is null."""
-    zeros = [v for v in literals if _is_float(values) and v == 0]
-    others = [v for v in literals if not (_is_float(values) and v == 0)]
-    result = pc.is_in(values, value_set=pa.array([_scalar(v, values.type) for v in others]))
-    result = pc.if_else(pc.is_null(values), pa.scalar(None, pa.bool_()), result)
+    zeros = [v for v in members if _is_float(values) and v == 0]
+    others = [v for v in members if not (_is_float(values) and v == 0)]
+    result = pc.is_in(values, value_set=literals(others, values.type))
+    result = pc.if_else(pc.is_null(values), literal(None, pa.bool_()), result)
     for zero in zeros:
         result = pc.or_(result, _compare("equal", values, zero))
     return result
@@ -140,12 +139,12 @@ def _predicate(predicate: ex.UnboundPredicate, index: int) -> Evaluate:
             values = column(cs)
             if not _is_float(values):
                 return _full(not wanted, len(values))
-            found = pc.fill_null(pc.is_nan(values), False)
+            found = pc.fill_null(pc.is_nan(values), boolean(False))
             return found if wanted else pc.invert(found)
 
         return nan
     if isinstance(predicate, ex.LiteralPredicate):
-        literal = predicate.value
+        value = predicate.value
         ops = {
             ex.LessThan: ("less", False),
             ex.LessThanOrEqual: ("less_equal", False),
@@ -158,23 +157,23 @@ def _predicate(predicate: ex.UnboundPredicate, index: int) -> Evaluate:
             negative = isinstance(predicate, ex.NotStartsWith)
 
             def starts(cs: Sequence[pa.Array]) -> Mask:
-                found = pc.fill_null(pc.starts_with(column(cs), pattern=str(literal)), False)
+                found = pc.fill_null(pc.starts_with(column(cs), pattern=str(value)), boolean(False))
                 return pc.invert(found) if negative else found
 
             return starts
         op, negative = ops[type(predicate)]
 
         def compare(cs: Sequence[pa.Array]) -> Mask:
-            found = pc.fill_null(_compare(op, column(cs), literal), False)
+            found = pc.fill_null(_compare(op, column(cs), value), boolean(False))
             return pc.invert(found) if negative else found
 
         return compare
     if isinstance(predicate, ex.SetPredicate):
-        literals = predicate.values
+        members = list(predicate.values)
         negative = isinstance(predicate, ex.NotIn)
 
         def member(cs: Sequence[pa.Array]) -> Mask:
-            found = pc.fill_null(_in(column(cs), literals), False)
+            found = pc.fill_null(_in(column(cs), members), boolean(False))
             return pc.invert(found) if negative else found
 
         return member
@@ -187,9 +186,9 @@ def compile_filter(
     """Compiles ``expression`` (its references named as in ``schema``) for :func:`apply`."""
     pushed = _nots_pushed(expression, False)
     if isinstance(pushed, ex.AlwaysTrue):
-        return CompiledFilter((), lambda cs: pa.array([], pa.bool_()), True)
+        return CompiledFilter((), lambda cs: pa.nulls(0, pa.bool_()), True)
     if isinstance(pushed, ex.AlwaysFalse):
-        return CompiledFilter((), lambda cs: pa.array([], pa.bool_()), False)
+        return CompiledFilter((), lambda cs: pa.nulls(0, pa.bool_()), False)
     columns: list[FilterColumn] = []
 
     def slot(term: ex.Term) -> int:

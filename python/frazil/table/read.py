@@ -221,7 +221,8 @@ def _at(arrays: list[pa.Array], path: list[int]) -> pa.Array:
 
 def _batch(arrays: list[pa.Array], schema: pa.Schema, num_rows: int) -> pa.RecordBatch:
     if not arrays:  # no columns (count()): a batch that still has its rows
-        return pa.RecordBatch.from_struct_array(pa.repeat(pa.scalar({}, pa.struct([])), num_rows))
+        rows = pa.StructArray.from_buffers(pa.struct([]), num_rows, [None])
+        return pa.RecordBatch.from_struct_array(rows)
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 

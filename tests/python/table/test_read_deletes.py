@@ -6,13 +6,16 @@ NULL, NaN equals NaN, -0.0 is not +0.0, dropped columns still apply).
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from frazil import Schema, _native, read_task
 from frazil import types as t
 from frazil.errors import FrazilError
+from frazil.table._equality import EqualityDeletes, _steps, deleted_mask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from read_helpers import DataTable
@@ -211,3 +214,40 @@ def test_random_deletes_equal_python(
     expected = [i for i in range(count) if i not in deleted and i not in by_value]
     assert _ids(loaded) == expected
     assert loaded.scan().count() == len(expected)
+
+
+KEY_VALUES = {
+    "f": st.sampled_from([None, 0.0, -0.0, float("nan"), 1.5, -1.5]),
+    "s": st.sampled_from([None, "", "a", "b", "\u00e9"]),
+    "n": st.sampled_from([None, 0, 1, -1, 2**40]),
+}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Iceberg's equality of key values: null equals null, floats by canonical bits."""
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, float):
+        return (a != a and b != b) or struct.pack("<d", a) == struct.pack("<d", b)
+    return bool(a == b)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    names=st.lists(st.sampled_from(["f", "s", "n"]), min_size=1, max_size=3, unique=True),
+    data=st.data(),
+)
+def test_equality_keys_equal_python(names: list[str], data: Any) -> None:
+    row = st.fixed_dictionaries({name: KEY_VALUES[name] for name in names})
+    rows = data.draw(st.lists(row, max_size=25))
+    deletes = data.draw(st.lists(row, min_size=1, max_size=10))
+    types = {"f": pa.float32(), "s": pa.string(), "n": pa.int64()}
+
+    def columns(items: list[dict[str, Any]]) -> list[pa.Array]:
+        return [pa.array([r[n] for r in items], types[n]) for n in names]
+
+    field_ids = tuple(range(len(names)))
+    group = EqualityDeletes(field_ids, _steps(columns(deletes)))
+    mask = deleted_mask(group, columns(rows)) if rows else pa.array([], pa.bool_())
+    expected = [any(all(_same(r[n], d[n]) for n in names) for d in deletes) for r in rows]
+    assert mask.to_pylist() == expected

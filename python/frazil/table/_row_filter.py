@@ -52,19 +52,19 @@ class CompiledFilter:
     always: bool | None
 
 
-def _nots_pushed(expression: ex.Expression, negated: bool) -> ex.Expression:
+def pushed_nots(expression: ex.Expression, negated: bool = False) -> ex.Expression:
     if isinstance(expression, ex.Not):
-        return _nots_pushed(expression.child, not negated)
+        return pushed_nots(expression.child, not negated)
     if isinstance(expression, ex.And):
         left, right = (
-            _nots_pushed(expression.left, negated),
-            _nots_pushed(expression.right, negated),
+            pushed_nots(expression.left, negated),
+            pushed_nots(expression.right, negated),
         )
         return (left | right) if negated else (left & right)
     if isinstance(expression, ex.Or):
         left, right = (
-            _nots_pushed(expression.left, negated),
-            _nots_pushed(expression.right, negated),
+            pushed_nots(expression.left, negated),
+            pushed_nots(expression.right, negated),
         )
         return (left & right) if negated else (left | right)
     if isinstance(expression, ex.AlwaysTrue):
@@ -184,7 +184,7 @@ def compile_filter(
     expression: ex.Expression, schema: Schema, case_sensitive: bool = True
 ) -> CompiledFilter:
     """Compiles ``expression`` (its references named as in ``schema``) for :func:`apply`."""
-    pushed = _nots_pushed(expression, False)
+    pushed = pushed_nots(expression, False)
     if isinstance(pushed, ex.AlwaysTrue):
         return CompiledFilter((), lambda cs: pa.nulls(0, pa.bool_()), True)
     if isinstance(pushed, ex.AlwaysFalse):

@@ -39,6 +39,7 @@ from frazil.table._arrow_project import FileField, file_fields, plan_projection
 from frazil.table._deletes import position_deletes
 from frazil.table._equality import deleted_mask, equality_deletes
 from frazil.table._row_filter import compile_filter, filter_columns
+from frazil.table._row_groups import row_group_filter
 
 if TYPE_CHECKING:
     from frazil.table.scan import DataScan
@@ -254,9 +255,8 @@ def read_task(
     (the table's other schemas) type equality delete fields dropped from ``table_schema``."""
     projected = table_schema if projected_schema is None else projected_schema
     location = task.file.file_path
-    compiled = compile_filter(
-        _residual(task, table_schema) if apply_residual else ex.AlwaysTrue(), table_schema
-    )
+    residual = _residual(task, table_schema) if apply_residual else ex.AlwaysTrue()
+    compiled = compile_filter(residual, table_schema)
     if compiled.always is False or limit == 0:
         return
     file_format = str(task.file.file_format).upper()
@@ -288,6 +288,9 @@ def read_task(
             _constants(task, specs),
         )
         groups = _row_groups(parquet.metadata, task.start, task.length)
+        if compiled.always is None and groups:
+            might_match = row_group_filter(residual, table_schema, fields, parquet.metadata)
+            groups = [g for g in groups if might_match(parquet.metadata.row_group(g[0]))]
         produced = 0
         for run, first_row in _runs(groups):
             position = first_row

@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from frazil import Schema
 from frazil import expressions as ex
 from frazil import types as t
+from frazil.table._arrow_project import file_fields
+from frazil.table._row_groups import row_group_filter
 from frazil.table.read import arrow_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -268,7 +271,8 @@ def _frazil(predicate: tuple[Any, ...]) -> ex.Expression:
 
 FLOATS = st.sampled_from([-0.0, 0.0, NAN, 1.5, -2.5, math.inf, -math.inf, 3.0])
 INTS = st.integers(-5, 5)
-VALUES = {"f": FLOATS, "n": INTS}
+STRINGS = st.sampled_from(["", "a", "ab", "b", "\u00e9", "z"])
+VALUES = {"f": FLOATS, "n": INTS, "s": STRINGS}
 
 
 @st.composite
@@ -278,7 +282,7 @@ def _predicates(draw: Any, depth: int = 2) -> tuple[Any, ...]:
         if kind == "not":
             return ("not", draw(_predicates(depth - 1)))
         return (kind, draw(_predicates(depth - 1)), draw(_predicates(depth - 1)))
-    column = draw(st.sampled_from(["f", "n"]))
+    column = draw(st.sampled_from(["f", "n", "s"]))
     ops = ["<", "<=", ">", ">=", "=", "!=", "in", "not_in", "is_null", "not_null"]
     if column == "f":
         ops += ["is_nan", "not_nan"]
@@ -294,20 +298,58 @@ def _predicates(draw: Any, depth: int = 2) -> tuple[Any, ...]:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     f=st.lists(st.one_of(st.none(), FLOATS), min_size=1, max_size=30),
     data=st.data(),
     predicate=_predicates(),
+    sort=st.booleans(),
 )
 def test_random_filters_equal_python(
-    tmp_path_factory: Any, f: list[Any], data: Any, predicate: tuple[Any, ...]
+    tmp_path_factory: Any, f: list[Any], data: Any, predicate: tuple[Any, ...], sort: bool
 ) -> None:
-    n = data.draw(st.lists(st.one_of(st.none(), INTS), min_size=len(f), max_size=len(f)))
+    size = len(f)
+    n = data.draw(st.lists(st.one_of(st.none(), INTS), min_size=size, max_size=size))
+    s = data.draw(st.lists(st.one_of(st.none(), STRINGS), min_size=size, max_size=size))
+    if sort:  # clustered values: row groups' statistics prune
+        n = sorted(n, key=lambda v: (v is not None, v or 0))
     writer = DataTable(tmp_path_factory.mktemp("t"), SCHEMA)
-    rows = {"id": list(range(len(f))), "f": f, "n": n}
+    rows = {"id": list(range(size)), "f": f, "n": n, "s": s}
     writer.commit([writer.data(writer.write_parquet(rows, row_group_size=4))])
     table = writer.table()
-    expected = [i for i in range(len(f)) if _python(predicate, {"f": f[i], "n": n[i]})]
+    expected = [i for i in range(size) if _python(predicate, {"f": f[i], "n": n[i], "s": s[i]})]
     assert _ids(table, _frazil(predicate)) == expected
+
+
+def test_row_groups_skipped_by_their_statistics(tmp_path: Path) -> None:
+    writer = DataTable(tmp_path, SCHEMA)
+    rows = {
+        "id": list(range(40)),
+        "n": [i // 10 for i in range(30)] + [None] * 10,
+        "s": ["a"] * 10 + ["b"] * 10 + ["c"] * 10 + [None] * 10,
+        "f": [float(i) for i in range(40)],
+        "d": [dt.date(2024, 1, 1 + i // 10) for i in range(40)],
+    }
+    path = writer.write_parquet(rows, row_group_size=10)
+    metadata = pq.ParquetFile(path).metadata
+    fields = file_fields(pq.read_schema(path), path, None)
+
+    def groups(row_filter: str | ex.Expression) -> list[int]:
+        expression = ex.parse(row_filter) if isinstance(row_filter, str) else row_filter
+        test = row_group_filter(expression, SCHEMA, fields, metadata)
+        return [i for i in range(metadata.num_row_groups) if test(metadata.row_group(i))]
+
+    assert groups("n >= 2") == [2]  # the all-null group holds no comparison
+    assert groups("n = 1 OR s = 'c'") == [1, 2]
+    assert groups("NOT (n < 1)") == [1, 2]
+    assert groups("n IS NULL") == [3]
+    assert groups("n IS NOT NULL AND id < 15") == [0, 1]
+    assert groups("s IN ('a', 'zz')") == [0]
+    assert groups(ex.GreaterThan("d", dt.date(2024, 1, 3))) == [3]
+    assert groups("d > '2024-01-03'") == [0, 1, 2, 3]  # an untyped literal proves nothing
+    assert groups("f < 0") == [0, 1, 2, 3]  # floats are never pruned (NaN)
+    assert groups("n != 0") == [0, 1, 2, 3]
+    writer.commit([writer.data(path)])
+    table = writer.table()
+    assert _ids(table, "n >= 2") == list(range(20, 30))

@@ -132,7 +132,9 @@ class DataTable:
             **extra,
         )
 
-    def position_deletes(self, deletes: Sequence[tuple[str, int]]) -> dict[str, Any]:
+    def position_deletes(
+        self, deletes: Sequence[tuple[str, int]], partition: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
         """A Parquet position delete file of ``(data file, position)`` pairs."""
         self._files += 1
         path = self.writer.path(f"pd{self._files}.parquet")
@@ -151,7 +153,7 @@ class DataTable:
             path,
         )
         return data_file(
-            path, None, records=len(ordered), size=Path(path).stat().st_size, content=1
+            path, partition, records=len(ordered), size=Path(path).stat().st_size, content=1
         )
 
     def commit(

@@ -360,3 +360,24 @@ def test_nested_columns_with_deletes_and_filters(tmp_path: Path) -> None:
     assert rows.column("events").to_pylist() == [
         many["events"][i] for i in range(40) if i not in deleted
     ]
+
+
+def test_read_task_from_its_json(tmp_path: Path) -> None:
+    # The Spark integration ships tasks to executors as Appendix C JSON.
+    from frazil.table.scan import file_scan_task_from_json
+
+    schema = _schema(t.required(1, "id", t.LongType()), t.optional(2, "region", t.StringType()))
+    spec = {
+        "spec-id": 0,
+        "fields": [{"name": "region", "transform": "identity", "source-id": 2, "field-id": 1000}],
+    }
+    table = DataTable(tmp_path, schema, specs=[spec])
+    path = table.write_parquet({"id": [1, 2, 3]}, schema=_schema(t.required(1, "id", t.LongType())))
+    table.commit([table.data(path, {"region": "north"})])
+    table.commit(deletes=[table.position_deletes([(path, 1)], {"region": "north"})])
+    loaded = table.table()
+    (task,) = list(loaded.scan(row_filter="id > 1").plan_files())
+    assert len(task.delete_files) == 1
+    shipped = file_scan_task_from_json(task.to_json())
+    batches = read_task(shipped, loaded.schema(), specs=loaded.specs())
+    assert pa.Table.from_batches(list(batches)).to_pylist() == [{"id": 3, "region": "north"}]

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from frazil.sorting import NullOrder, SortDirection, SortField, SortOrder
     from frazil.statistics import BlobMetadata, PartitionStatisticsFile, StatisticsFile
     from frazil.table._table import StaticTable, Table
+    from frazil.table.read import read_task
     from frazil.types import (
         BinaryType,
         BooleanType,
@@ -85,6 +86,7 @@ _LAZY: dict[str, str] = {
     "StatisticsFile": "frazil.statistics",
     "StaticTable": "frazil.table._table",
     "Table": "frazil.table._table",
+    "read_task": "frazil.table.read",
     "BinaryType": "frazil.types",
     "BooleanType": "frazil.types",
     "DateType": "frazil.types",
@@ -191,6 +193,7 @@ __all__ = [
     "errors",
     "expressions",
     "read_metadata",
+    "read_task",
     "transforms",
     "types",
     "values",

@@ -13,6 +13,7 @@ mod expressions;
 mod expressions_test_hooks;
 mod io;
 mod manifest;
+mod read;
 mod scan;
 mod spec;
 mod transforms;
@@ -28,6 +29,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     equality_deletes::register(m)?;
     manifest::register(m)?;
     scan::register(m)?;
+    read::register(m)?;
     values::register(m)?;
     expressions::register(m)?;
     expressions_test_hooks::register(m)?;

@@ -308,6 +308,42 @@ class DataScan:
         table: pa.Table = raw.plan_arrow(snapshot.manifest_list)
         return table
 
+    # --- reading rows (frazil.table.read; issue 11) -------------------------------------------
+
+    def projection(self) -> Schema:
+        """The schema of the rows this scan returns: its selected fields of :meth:`schema`."""
+        from frazil.table import read
+
+        return read.projected_schema(self)
+
+    def to_batches(self) -> pa.RecordBatchReader:
+        """The rows as a stream of record batches, read while consumed (a bounded number of
+        files at once: option ``read.files-in-flight``, default the core count)."""
+        from frazil.table import read
+
+        return read.scan_batches(self)
+
+    def to_arrow(self) -> pa.Table:
+        """The rows as a pyarrow Table of :meth:`projection` (also when empty)."""
+        from frazil.table import read
+
+        return read.scan_to_arrow(self)
+
+    def to_pandas(self, **kwargs: Any) -> Any:
+        """The rows as a pandas DataFrame (``kwargs`` go to ``pyarrow.Table.to_pandas``)."""
+        return self.to_arrow().to_pandas(**kwargs)
+
+    def count(self) -> int:
+        """The number of rows: from the files' record counts when no delete and no residual
+        filter applies, else by reading."""
+        from frazil.table import read
+
+        return read.scan_count(self)
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """The Arrow PyCapsule stream protocol: polars, DuckDB and pandas read the scan."""
+        return self.to_batches().__arrow_c_stream__(requested_schema)
+
     def __repr__(self) -> str:
         snapshot = None if self._snapshot is None else self._snapshot.snapshot_id
         return f"DataScan(table={self.table!r}, filter={self.row_filter}, snapshot={snapshot})"

@@ -1,0 +1,102 @@
+"""The row-level deletes of one task (spec: "Row-level Deletes", "Delete Formats"), gathered
+into one :class:`~frazil._native.PositionDeleteIndex` for its data file: deletion vectors
+(Puffin blobs, read by the Rust core) and the rows of Parquet position delete files that name
+the data file. Equality deletes are applied by :mod:`frazil.table._equality`.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from frazil import _native
+from frazil.errors import FrazilError, InvalidDataError
+from frazil.io._arrow import open_arrow_file
+from frazil.table._literals import literal
+
+POSITION_DELETES = 1
+EQUALITY_DELETES = 2
+# Position delete file columns (spec: "Position Delete Files"; Reserved Field IDs).
+FILE_PATH_COLUMN = "file_path"
+POS_COLUMN = "pos"
+
+
+@functools.lru_cache(maxsize=32)
+def _positions_by_file(location: str, raw: _native.RawFileIO) -> dict[str, pa.Array]:
+    """A position delete file's positions by data file, read once: a partition-scoped delete
+    file applies to every data file of its partition (cached for the files read next)."""
+    try:
+        # ParquetFile, not pq.read_table: that goes through pyarrow.dataset, which imports
+        # pandas.
+        with pq.ParquetFile(open_arrow_file(raw, location), pre_buffer=True) as parquet:
+            table = parquet.read(columns=[FILE_PATH_COLUMN, POS_COLUMN])
+    except FrazilError:
+        raise
+    except Exception as error:  # pyarrow raises ArrowInvalid, KeyError, OSError...
+        raise InvalidDataError(
+            f"{location}: cannot read the position delete file: {error}"
+        ) from None
+    # Grouped by data file without acero (whose import pulls in pandas): the rows sorted by
+    # the path's dictionary code, then cut where the code changes.
+    encoded = pc.dictionary_encode(table.column(FILE_PATH_COLUMN).combine_chunks())
+    order = pc.sort_indices(encoded.indices)
+    codes = pc.take(encoded.indices, order)
+    positions = pc.take(table.column(POS_COLUMN).combine_chunks(), order)
+    counts = pc.value_counts(codes)
+    out: dict[str, pa.Array] = {}
+    start = 0
+    paths = encoded.dictionary.to_pylist()
+    for code, count in zip(
+        counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True
+    ):
+        out[paths[code]] = positions.slice(start, count)
+        start += count
+    return out
+
+
+def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDeleteIndex | None:
+    """The deleted positions of a task's data file, or None when nothing is deleted."""
+    deletes = task.delete_files
+    if not deletes:
+        return None
+    data_path = task.file.file_path
+    index = None
+    for delete in deletes:
+        if delete.content == EQUALITY_DELETES:
+            continue  # frazil.table._equality
+        if delete.content != POSITION_DELETES:
+            raise InvalidDataError(
+                f"{delete.file_path}: delete file content {delete.content} is not a delete"
+            )
+        if index is None:
+            index = _native.PositionDeleteIndex(data_path)
+        file_format = str(delete.file_format).upper()
+        if file_format == "PUFFIN":
+            if delete.content_offset is None or delete.content_size_in_bytes is None:
+                raise InvalidDataError(
+                    f"{delete.file_path}: deletion vector for {data_path} has no "
+                    "content_offset / content_size_in_bytes"
+                )
+            index.read_deletion_vector(
+                delete.file_path,
+                delete.content_offset,
+                delete.content_size_in_bytes,
+                record_count=delete.record_count,
+                referenced_data_file=delete.referenced_data_file,
+                io=raw,
+            )
+        elif file_format == "PARQUET":
+            positions = _positions_by_file(delete.file_path, raw).get(data_path)
+            if positions is not None:
+                paths = pa.repeat(literal(data_path, pa.string()), len(positions))
+                index.add_positions(paths, positions, source=delete.file_path)
+        else:
+            raise InvalidDataError(
+                f"{delete.file_path}: reading {file_format} position delete files is not "
+                "supported yet"
+            )
+    return index

@@ -1,0 +1,228 @@
+"""A task's residual filter evaluated on Arrow columns (spec: "Scan Planning": rows of a file
+must still be filtered by the residual).
+
+The frazil expression is compiled once per task into a tree of pyarrow compute calls that
+yields a boolean mask without nulls. Value semantics are the project's (src/expr/visitors/
+compare.rs), as Java's ``Evaluator`` after ``rewriteNot`` except for null and NaN ordering:
+
+- ``NOT`` is pushed into the predicates (``NOT a < 5`` is ``a >= 5``), never a three-valued
+  negation;
+- null: ``IS NULL``, ``IS NOT NAN``, ``!=``, ``NOT IN`` and ``NOT STARTS WITH`` hold; ordered
+  comparisons, ``=``, ``IN``, ``STARTS WITH`` and ``IS NAN`` do not;
+- NaN is unordered: ``<``, ``<=``, ``>``, ``>=``, ``=`` and ``IN`` are false for NaN, ``!=`` and
+  ``NOT IN`` true; -0.0 sorts before and differs from +0.0 (spec: "Sorting").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from frazil import expressions as ex
+from frazil import transforms as tr
+from frazil.errors import UnknownFieldError, ValidationError
+from frazil.schema import Schema
+from frazil.table._literals import boolean, literal, literals
+
+Mask: TypeAlias = Any  # a pyarrow BooleanArray without nulls
+Evaluate = Callable[[Sequence[pa.Array]], Mask]
+
+
+@dataclass(frozen=True)
+class FilterColumn:
+    """A column the filter reads: a field by id, through ``transform`` when the predicate
+    tests a partition transform of it."""
+
+    field_id: int
+    transform: str | None
+
+
+@dataclass(frozen=True)
+class CompiledFilter:
+    """``evaluate(columns)`` with one array per entry of ``columns`` (each a field's values,
+    null where the field or a parent struct is null) gives the rows to keep. ``always`` is
+    True or False when the filter does not depend on the rows."""
+
+    columns: tuple[FilterColumn, ...]
+    evaluate: Evaluate
+    always: bool | None
+
+
+def pushed_nots(expression: ex.Expression, negated: bool = False) -> ex.Expression:
+    if isinstance(expression, ex.Not):
+        return pushed_nots(expression.child, not negated)
+    if isinstance(expression, ex.And):
+        left, right = (
+            pushed_nots(expression.left, negated),
+            pushed_nots(expression.right, negated),
+        )
+        return (left | right) if negated else (left & right)
+    if isinstance(expression, ex.Or):
+        left, right = (
+            pushed_nots(expression.left, negated),
+            pushed_nots(expression.right, negated),
+        )
+        return (left & right) if negated else (left | right)
+    if isinstance(expression, ex.AlwaysTrue):
+        return ex.AlwaysFalse() if negated else expression
+    if isinstance(expression, ex.AlwaysFalse):
+        return ex.AlwaysTrue() if negated else expression
+    if isinstance(expression, ex.UnboundPredicate):
+        return expression.negate() if negated else expression
+    raise ValidationError(f"cannot evaluate the filter {expression}: unknown expression kind")
+
+
+def _full(value: bool, length: int) -> Mask:
+    return pa.repeat(boolean(value), length)
+
+
+def _scalar(value: Any, arrow_type: pa.DataType) -> pa.Scalar:
+    return literal(value, arrow_type)
+
+
+def _plain(values: pa.Array) -> pa.Array:
+    if isinstance(values.type, pa.ExtensionType):
+        return values.storage
+    return values
+
+
+def _is_float(values: pa.Array) -> bool:
+    return bool(pa.types.is_floating(values.type))
+
+
+def _zero_sign(values: pa.Array) -> pa.Array:
+    """1 for +0.0, 0 for -0.0 (others are not looked at): 1/x keeps the sign of a zero."""
+    inverse = pc.divide(literal(1.0, values.type), values)
+    return pc.cast(pc.greater(inverse, literal(0.0, values.type)), pa.int8())
+
+
+def _compare(op: str, values: pa.Array, value: Any) -> pa.Array:
+    """An ordered comparison in Iceberg's order; null where the value is null."""
+    function = getattr(pc, op)
+    scalar = _scalar(value, values.type)
+    result = function(values, scalar)
+    if _is_float(values) and value == 0:
+        # IEEE says -0.0 == +0.0; Iceberg orders -0.0 first: decide zeros by their signs.
+        literal_sign = literal(0 if str(value).startswith("-") else 1, pa.int8())
+        is_zero = pc.equal(values, literal(0.0, values.type))
+        result = pc.if_else(is_zero, function(_zero_sign(values), literal_sign), result)
+    return result
+
+
+def _in(values: pa.Array, members: Sequence[Any]) -> pa.Array:
+    """Membership in Iceberg's equality (-0.0 is not +0.0); null where the value is null."""
+    zeros = [v for v in members if _is_float(values) and v == 0]
+    others = [v for v in members if not (_is_float(values) and v == 0)]
+    result = pc.is_in(values, value_set=literals(others, values.type))
+    result = pc.if_else(pc.is_null(values), literal(None, pa.bool_()), result)
+    for zero in zeros:
+        result = pc.or_(result, _compare("equal", values, zero))
+    return result
+
+
+def _predicate(predicate: ex.UnboundPredicate, index: int) -> Evaluate:
+    def column(columns: Sequence[pa.Array]) -> pa.Array:
+        return _plain(columns[index])
+
+    if isinstance(predicate, ex.IsNull):
+        return lambda cs: pc.is_null(column(cs))
+    if isinstance(predicate, ex.NotNull):
+        return lambda cs: pc.is_valid(column(cs))
+    if isinstance(predicate, (ex.IsNaN, ex.NotNaN)):
+        wanted = isinstance(predicate, ex.IsNaN)
+
+        def nan(cs: Sequence[pa.Array]) -> Mask:
+            values = column(cs)
+            if not _is_float(values):
+                return _full(not wanted, len(values))
+            found = pc.fill_null(pc.is_nan(values), boolean(False))
+            return found if wanted else pc.invert(found)
+
+        return nan
+    if isinstance(predicate, ex.LiteralPredicate):
+        value = predicate.value
+        ops = {
+            ex.LessThan: ("less", False),
+            ex.LessThanOrEqual: ("less_equal", False),
+            ex.GreaterThan: ("greater", False),
+            ex.GreaterThanOrEqual: ("greater_equal", False),
+            ex.EqualTo: ("equal", False),
+            ex.NotEqualTo: ("equal", True),
+        }
+        if isinstance(predicate, (ex.StartsWith, ex.NotStartsWith)):
+            negative = isinstance(predicate, ex.NotStartsWith)
+
+            def starts(cs: Sequence[pa.Array]) -> Mask:
+                found = pc.fill_null(pc.starts_with(column(cs), pattern=str(value)), boolean(False))
+                return pc.invert(found) if negative else found
+
+            return starts
+        op, negative = ops[type(predicate)]
+
+        def compare(cs: Sequence[pa.Array]) -> Mask:
+            found = pc.fill_null(_compare(op, column(cs), value), boolean(False))
+            return pc.invert(found) if negative else found
+
+        return compare
+    if isinstance(predicate, ex.SetPredicate):
+        members = list(predicate.values)
+        negative = isinstance(predicate, ex.NotIn)
+
+        def member(cs: Sequence[pa.Array]) -> Mask:
+            found = pc.fill_null(_in(column(cs), members), boolean(False))
+            return pc.invert(found) if negative else found
+
+        return member
+    raise ValidationError(f"cannot evaluate the predicate {predicate}")
+
+
+def compile_filter(
+    expression: ex.Expression, schema: Schema, case_sensitive: bool = True
+) -> CompiledFilter:
+    """Compiles ``expression`` (its references named as in ``schema``) for :func:`apply`."""
+    pushed = pushed_nots(expression, False)
+    if isinstance(pushed, ex.AlwaysTrue):
+        return CompiledFilter((), lambda cs: pa.nulls(0, pa.bool_()), True)
+    if isinstance(pushed, ex.AlwaysFalse):
+        return CompiledFilter((), lambda cs: pa.nulls(0, pa.bool_()), False)
+    columns: list[FilterColumn] = []
+
+    def slot(term: ex.Term) -> int:
+        field_id = schema.find_field_id(term.name, case_sensitive)
+        if field_id is None:
+            raise UnknownFieldError(
+                f"cannot evaluate the filter {expression}: no column {term.name!r} in the schema"
+            )
+        wanted = FilterColumn(field_id, term.transform if isinstance(term, ex.Transform) else None)
+        if wanted not in columns:
+            columns.append(wanted)
+        return columns.index(wanted)
+
+    def build(node: ex.Expression) -> Evaluate:
+        if isinstance(node, ex.And):
+            left, right = build(node.left), build(node.right)
+            return lambda cs: pc.and_(left(cs), right(cs))
+        if isinstance(node, ex.Or):
+            left, right = build(node.left), build(node.right)
+            return lambda cs: pc.or_(left(cs), right(cs))
+        if isinstance(node, (ex.AlwaysTrue, ex.AlwaysFalse)):
+            value = isinstance(node, ex.AlwaysTrue)
+            return lambda cs: _full(value, len(cs[0]) if cs else 0)
+        assert isinstance(node, ex.UnboundPredicate)
+        return _predicate(node, slot(node.term))
+
+    evaluate = build(pushed)  # fills `columns`
+    return CompiledFilter(tuple(columns), evaluate, None)
+
+
+def filter_columns(compiled: CompiledFilter, values: Sequence[pa.Array]) -> list[pa.Array]:
+    """The filter's input columns from each field's values (``values`` in the order of
+    ``compiled.columns``), transformed where a predicate tests a transform."""
+    out = []
+    for column, array in zip(compiled.columns, values, strict=True):
+        out.append(array if column.transform is None else tr.apply(column.transform, array))
+    return out

@@ -1,0 +1,440 @@
+"""Reading the rows of a scan (issue 11): a reader executes the planner's FileScanTasks, it
+never plans again.
+
+:func:`read_task` reads one task on its own (the Spark integration calls it in executors): the
+data file's row groups inside the task's byte range (spec: a split owns the row groups whose
+midpoint it holds, as parquet-mr's readers), only the columns the projection and the residual
+need, chosen by field id; position deletes and deletion vectors applied by absolute row
+position; the schema evolved to the projected schema; the residual filter applied.
+
+:func:`scan_batches`, :func:`scan_to_arrow` and :func:`scan_count` serve
+:class:`~frazil.table.scan.DataScan`'s ``to_batches``, ``to_arrow`` and ``count``: a bounded
+number of files is read at once (scan option ``read.files-in-flight``, default the core count),
+in the order the planner gives them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from frazil import _native
+from frazil import expressions as ex
+from frazil import types as t
+from frazil.errors import FrazilError, InvalidDataError, UnknownFieldError, ValidationError
+from frazil.io import IOLike, raw
+from frazil.io._arrow import open_arrow_file
+from frazil.name_mapping import NameMapping
+from frazil.partitioning import PartitionSpec
+from frazil.schema import Schema
+from frazil.table._arrow_project import FileField, file_fields, plan_projection
+from frazil.table._deletes import position_deletes
+from frazil.table._equality import deleted_mask, equality_deletes
+from frazil.table._row_filter import compile_filter, filter_columns
+from frazil.table._row_groups import row_group_filter
+
+if TYPE_CHECKING:
+    from frazil.table.scan import DataScan
+
+__all__ = ["arrow_schema", "read_task", "select_schema"]
+
+DEFAULT_BATCH_SIZE = 131072
+
+
+def arrow_schema(schema: Schema) -> pa.Schema:
+    """The Arrow schema rows of ``schema`` are read into (the Rust core's Iceberg -> Arrow
+    mapping, shared with the manifest decoder)."""
+    return _arrow_schema(json.dumps(schema.to_json()))
+
+
+@functools.lru_cache(maxsize=64)
+def _arrow_schema(schema_json: str) -> pa.Schema:
+    result: pa.Schema = _native.iceberg_arrow_schema(schema_json)
+    return result
+
+
+# --- projection by name ------------------------------------------------------------------------
+
+
+def _prune(fields: tuple[t.NestedField, ...], ids: set[int]) -> tuple[t.NestedField, ...]:
+    kept = []
+    for f in fields:
+        if f.field_id in ids:
+            kept.append(f)
+        elif isinstance(f.field_type, t.StructType):
+            children = _prune(f.field_type.fields, ids)
+            if children:
+                kept.append(_replace_type(f, t.StructType(children)))
+        elif f.field_type.is_nested and _has_any(f.field_type, ids):
+            # A list or map whose nested fields are selected is read whole.
+            kept.append(f)
+    return tuple(kept)
+
+
+def _replace_type(f: t.NestedField, field_type: t.IcebergType) -> t.NestedField:
+    return t.NestedField(
+        f.field_id, f.name, field_type, f.required, f.doc, f.initial_default, f.write_default
+    )
+
+
+def _has_any(field_type: t.IcebergType, ids: set[int]) -> bool:
+    return any(c.field_id in ids or _has_any(c.field_type, ids) for c in field_type.child_fields())
+
+
+def select_schema(schema: Schema, names: Sequence[str], case_sensitive: bool = True) -> Schema:
+    """The schema of the columns ``names`` (Java's ``Schema.select``): ``"*"`` selects all, a
+    struct brings all its fields, a nested name (``"location.lat"``) brings its parents with
+    only that child. An unknown name is :class:`UnknownFieldError`."""
+    if "*" in names:
+        return schema
+    ids = set()
+    for name in names:
+        field_id = schema.find_field_id(name, case_sensitive)
+        if field_id is None:
+            raise UnknownFieldError(f"cannot select {name!r}: no such column in {schema}")
+        ids.add(field_id)
+    return Schema(fields=_prune(schema.fields, ids), schema_id=schema.schema_id)
+
+
+# --- one task ----------------------------------------------------------------------------------
+
+
+def _row_groups(metadata: pq.FileMetaData, start: int, length: int) -> list[tuple[int, int]]:
+    """(row group, position of its first row) for the groups a byte range owns: those whose
+    midpoint (first column chunk's start plus half the compressed size) lies in the range."""
+    owned = []
+    first_row = 0
+    for index in range(metadata.num_row_groups):
+        group = metadata.row_group(index)
+        if group.num_columns:
+            chunk = group.column(0)
+            offset = chunk.data_page_offset
+            dictionary = chunk.dictionary_page_offset
+            if chunk.has_dictionary_page and dictionary is not None and 0 < dictionary < offset:
+                offset = dictionary
+            size = sum(group.column(c).total_compressed_size for c in range(group.num_columns))
+            if start <= offset + size // 2 < start + length:
+                owned.append((index, first_row))
+        first_row += group.num_rows
+    return owned
+
+
+def _runs(groups: list[tuple[int, int]]) -> list[tuple[list[int], int]]:
+    """Consecutive row groups read together (their positions stay contiguous)."""
+    runs: list[tuple[list[int], int]] = []
+    for index, first_row in groups:
+        if runs and runs[-1][0][-1] == index - 1:
+            runs[-1][0].append(index)
+        else:
+            runs.append(([index], first_row))
+    return runs
+
+
+def _constants(task: Any, specs: Mapping[int, PartitionSpec] | None) -> dict[int, Any]:
+    """Identity partition values by source field id, for columns a data file lacks."""
+    partition = task.file.partition
+    if not partition:
+        return {}
+    spec = None if specs is None else specs.get(task.spec_id)
+    if spec is None:
+        raise ValidationError(
+            f"{task.file.file_path}: reading needs partition spec {task.spec_id} of the table "
+            "(pass specs=)"
+        )
+    return {
+        f.source_id: partition.get(f.name)
+        for f in spec.fields
+        if f.transform == "identity" and f.name in partition
+    }
+
+
+def _filter_path(targets: tuple[t.NestedField, ...], field_id: int) -> list[int] | None:
+    """Positions from the top-level targets down to ``field_id`` through structs."""
+    for i, f in enumerate(targets):
+        if f.field_id == field_id:
+            return [i]
+        if isinstance(f.field_type, t.StructType):
+            below = _filter_path(f.field_type.fields, field_id)
+            if below is not None:
+                return [i, *below]
+    return None
+
+
+def _extra_targets(
+    field_ids: Sequence[int],
+    projected: Schema,
+    table_schema: Schema,
+    older: Sequence[Schema],
+    location: str,
+) -> tuple[tuple[t.NestedField, ...], dict[int, list[int]]]:
+    """Top-level fields read only for the filter or equality deletes, and the path of each of
+    ``field_ids`` in the projected fields followed by those. A field no longer in the table
+    schema (an equality field dropped later) is read as the newest older schema has it."""
+    extras: list[t.NestedField] = []
+    paths: dict[int, list[int]] = {}
+    for field_id in field_ids:
+        path = _filter_path(projected.fields, field_id)
+        if path is None:
+            path = _filter_path(tuple(extras), field_id)
+            if path is None:
+                for schema in (table_schema, *older):
+                    top = _filter_path(schema.fields, field_id)
+                    if top is not None:
+                        break
+                else:
+                    raise UnknownFieldError(
+                        f"{location}: field id {field_id} is in no schema of the table"
+                    )
+                if schema is not table_schema and len(top) > 1:
+                    raise InvalidDataError(
+                        f"{location}: equality field {field_id} was dropped from inside a "
+                        "struct; frazil's reader cannot apply such deletes yet"
+                    )
+                source = schema.fields[top[0]]
+                # Unique top-level names: a dropped field's name may be reused.
+                extras.append(_renamed(source, f"_extra_{len(extras)}"))
+                path = [len(extras) - 1, *top[1:]]
+            path = [len(projected.fields) + path[0], *path[1:]]
+        paths[field_id] = path
+    return tuple(extras), paths
+
+
+def _renamed(f: t.NestedField, name: str) -> t.NestedField:
+    return t.NestedField(
+        f.field_id, name, f.field_type, False, f.doc, f.initial_default, f.write_default
+    )
+
+
+def _at(arrays: list[pa.Array], path: list[int]) -> pa.Array:
+    values = arrays[path[0]]
+    for index in path[1:]:
+        values = values.flatten()[index]  # flatten: a null struct makes its fields null
+    return values
+
+
+def _batch(arrays: list[pa.Array], schema: pa.Schema, num_rows: int) -> pa.RecordBatch:
+    if not arrays:  # no columns (count()): a batch that still has its rows
+        rows = pa.StructArray.from_buffers(pa.struct([]), num_rows, [None])
+        return pa.RecordBatch.from_struct_array(rows)
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _residual(task: Any, table_schema: Schema) -> ex.Expression:
+    # Literals typed by the schema the scan was bound to (the task's own schema).
+    return ex.from_json(task.residual_json, table_schema)
+
+
+def read_task(
+    task: Any,
+    table_schema: Schema,
+    projected_schema: Schema | None = None,
+    *,
+    specs: Mapping[int, PartitionSpec] | None = None,
+    io: IOLike = None,
+    name_mapping: NameMapping | None = None,
+    apply_residual: bool = True,
+    limit: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    use_threads: bool = True,
+    schemas: Sequence[Schema] = (),
+) -> Iterator[pa.RecordBatch]:
+    """The rows of one :class:`~frazil.table.scan.FileScanTask` as record batches of
+    ``projected_schema`` (default ``table_schema``, the schema the scan was planned with).
+
+    ``specs`` (the table's partition specs by id) give identity partition values to columns a
+    data file lacks; ``name_mapping`` gives ids to files written without them; ``io`` is the
+    table's FileIO (or its properties). ``limit`` stops after that many rows. ``schemas``
+    (the table's other schemas) type equality delete fields dropped from ``table_schema``."""
+    projected = table_schema if projected_schema is None else projected_schema
+    location = task.file.file_path
+    residual = _residual(task, table_schema) if apply_residual else ex.AlwaysTrue()
+    compiled = compile_filter(residual, table_schema)
+    if compiled.always is False or limit == 0:
+        return
+    file_format = str(task.file.file_format).upper()
+    if file_format != "PARQUET":
+        raise InvalidDataError(f"{location}: reading {file_format} data files is not supported yet")
+    deletes = position_deletes(task, raw(io))
+    equality = equality_deletes(task, raw(io), [table_schema, *schemas])
+    needed = [c.field_id for c in compiled.columns] + [i for g in equality for i in g.field_ids]
+    extras, paths = _extra_targets(needed, projected, table_schema, schemas, location)
+    out_schema = arrow_schema(projected)
+    extra_schema = arrow_schema(Schema(fields=extras)) if extras else pa.schema([])
+    try:
+        parquet = pq.ParquetFile(
+            open_arrow_file(raw(io), location),
+            pre_buffer=True,
+            coerce_int96_timestamp_unit="us",
+        )
+    except (pa.ArrowInvalid, OSError) as error:
+        if isinstance(error, FrazilError):
+            raise
+        raise InvalidDataError(f"{location}: not a readable Parquet file: {error}") from None
+    with parquet:
+        fields: tuple[FileField, ...] = file_fields(parquet.schema_arrow, location, name_mapping)
+        projection = plan_projection(
+            fields,
+            projected.fields + extras,
+            pa.schema(list(out_schema) + list(extra_schema)),
+            location,
+            _constants(task, specs),
+        )
+        groups = _row_groups(parquet.metadata, task.start, task.length)
+        if compiled.always is None and groups:
+            might_match = row_group_filter(residual, table_schema, fields, parquet.metadata)
+            groups = [g for g in groups if might_match(parquet.metadata.row_group(g[0]))]
+        produced = 0
+        for run, first_row in _runs(groups):
+            position = first_row
+            try:
+                batches = parquet.iter_batches(
+                    batch_size=batch_size,
+                    row_groups=run,
+                    columns=list(projection.columns),
+                    use_threads=use_threads,
+                )
+                for batch in batches:
+                    start, position = position, position + batch.num_rows
+                    if deletes is not None:
+                        batch = deletes.apply(batch, start)
+                    if batch.num_rows == 0:
+                        continue
+                    arrays = projection.apply(batch)
+                    num_rows = batch.num_rows
+                    mask = None
+                    for group in equality:
+                        keys = [_at(arrays, paths[i]) for i in group.field_ids]
+                        kept = pc.invert(deleted_mask(group, keys))
+                        mask = kept if mask is None else pc.and_(mask, kept)
+                    if compiled.always is None:
+                        columns = [_at(arrays, paths[c.field_id]) for c in compiled.columns]
+                        matches = compiled.evaluate(filter_columns(compiled, columns))
+                        mask = matches if mask is None else pc.and_(mask, matches)
+                    if mask is not None:
+                        arrays = [a.filter(mask) for a in arrays[: len(out_schema)]]
+                        num_rows = mask.true_count
+                    out = _batch(arrays[: len(out_schema)], out_schema, num_rows)
+                    if out.num_rows == 0:
+                        continue
+                    if limit is not None and produced + out.num_rows >= limit:
+                        yield out.slice(0, limit - produced)
+                        return
+                    produced += out.num_rows
+                    yield out
+            except (pa.ArrowInvalid, pa.ArrowIOError) as error:
+                if isinstance(error, FrazilError):
+                    raise
+                raise InvalidDataError(f"{location}: cannot read the data file: {error}") from None
+
+
+# --- scans -------------------------------------------------------------------------------------
+
+
+def _files_in_flight(scan: DataScan) -> int:
+    value = scan.options.get(
+        "read.files-in-flight", scan.table.properties.get("read.files-in-flight")
+    )
+    if value is None:
+        return max(1, os.cpu_count() or 1)
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        count = 0
+    if count < 1:
+        raise ValidationError(
+            f"option 'read.files-in-flight' must be an integer >= 1, got {value!r}"
+        )
+    return count
+
+
+def projected_schema(scan: DataScan) -> Schema:
+    """The schema of the rows a scan returns: its selected fields of the scan's schema."""
+    return select_schema(scan.schema(), scan.selected_fields, scan.case_sensitive)
+
+
+def _reader(scan: DataScan, projected: Schema) -> Callable[[Any], list[pa.RecordBatch]]:
+    """Reads one task of ``scan`` whole; the table's specs, name mapping and schemas are
+    looked up once per scan, not per file."""
+    table = scan.table
+    schema = scan.schema()
+    options: dict[str, Any] = {
+        "specs": table.specs(),
+        "io": table.io,
+        "name_mapping": table.name_mapping(),
+        "limit": scan.limit,
+        "schemas": sorted(table.schemas().values(), key=lambda s: -s.schema_id),
+    }
+    return lambda task: list(read_task(task, schema, projected, **options))
+
+
+def _batches(
+    scan: DataScan, projected: Schema, tasks: Iterable[Any] | None = None
+) -> Iterator[pa.RecordBatch]:
+    """The rows of ``tasks`` (default: the scan's plan) in plan order, at most
+    ``read.files-in-flight`` files read at once, stopping at the scan's limit."""
+    limit = scan.limit
+    if limit == 0:
+        return
+    in_flight = _files_in_flight(scan)
+    read = _reader(scan, projected)
+    remaining = iter(scan.plan_files() if tasks is None else tasks)
+    produced = 0
+    pool = ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="frazil-read")
+    pending: list[Future[list[pa.RecordBatch]]] = []
+    try:
+        while True:
+            while len(pending) < in_flight:
+                task = next(remaining, None)
+                if task is None:
+                    break
+                pending.append(pool.submit(read, task))
+            if not pending:
+                return
+            for batch in pending.pop(0).result():
+                if limit is not None and produced + batch.num_rows >= limit:
+                    yield batch.slice(0, limit - produced)
+                    return
+                produced += batch.num_rows
+                yield batch
+    finally:
+        for future in pending:
+            future.cancel()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def scan_batches(scan: DataScan) -> pa.RecordBatchReader:
+    """A stream of the scan's rows, read while consumed."""
+    projected = projected_schema(scan)
+    return pa.RecordBatchReader.from_batches(arrow_schema(projected), _batches(scan, projected))
+
+
+def scan_to_arrow(scan: DataScan) -> pa.Table:
+    """The scan's rows as one table (with the projected schema, also when empty)."""
+    projected = projected_schema(scan)
+    return pa.Table.from_batches(list(_batches(scan, projected)), schema=arrow_schema(projected))
+
+
+def scan_count(scan: DataScan) -> int:
+    """The number of rows the scan returns: a file's record count when no delete file and no
+    residual filter applies to it, else the rows read from it."""
+    total = 0
+    to_read = []
+    for task in scan.plan_files():
+        if task.delete_files or not isinstance(task.residual, ex.AlwaysTrue):
+            to_read.append(task)
+        else:
+            total += task.file.record_count
+        if scan.limit is not None and total >= scan.limit:
+            return scan.limit
+    if to_read:
+        empty = Schema(fields=(), schema_id=scan.schema().schema_id)
+        total += sum(b.num_rows for b in _batches(scan, empty, to_read))
+    return total if scan.limit is None else min(total, scan.limit)

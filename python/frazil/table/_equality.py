@@ -1,16 +1,13 @@
 """Equality deletes (spec: "Equality Delete Files"): a data row is deleted when its values of
 the delete file's equality fields equal one of the delete file's rows.
 
-Equality follows the spec and Java's ``StructLikeSet``: NULL equals NULL, floats compare as
-their bit patterns with NaN canonicalised (NaN equals NaN, -0.0 differs from +0.0), other
-values by value after the data file's column is read into the table's type. A field later
-dropped from the schema still applies: its values are read from the data file as stored.
-
-The key sets of a task's delete files are read with pyarrow (only the equality columns, by
-field id) and encoded field by field as codes among the delete rows' distinct values; a
-batch's keys are encoded the same way with pyarrow's hash lookups (``index_in``), and a row is
-deleted when its key's code exists. No acero join: that imports pyarrow.dataset and pandas.
-A pure-Python first version, before the lead moves it to Rust.
+The join runs in Rust (``_native.EqualityDeleteSet``, src/arrow/equality_deletes.rs): a hash
+set of the delete rows' keys, with the spec's and Java's equality (NULL equals NULL; floats as
+Java's ``Float.compare``: NaN equals NaN, -0.0 differs from +0.0). Keys are read with pyarrow
+(only the equality columns, by field id) into the table's types, so data and delete keys
+compare by value. A field later dropped from the schema still applies: its values are read
+from the data file as stored. A set is built once for the delete files a task shares with
+others (bounded cache): a partition's delete files apply to every data file in it.
 """
 
 from __future__ import annotations
@@ -22,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from frazil import _native
@@ -31,84 +27,26 @@ from frazil.errors import FrazilError, InvalidDataError
 from frazil.io._arrow import open_arrow_file
 from frazil.schema import Schema
 from frazil.table._arrow_project import file_fields, plan_projection
-from frazil.table._literals import literal
 
 EQUALITY_DELETES = 2
 
 
 @dataclass(frozen=True)
-class _Step:
-    """One equality field of a key: the distinct values the delete files hold for it, and the
-    distinct codes of the key so far (this field included)."""
-
-    values: pa.Array
-    codes: pa.Array
-
-
-@dataclass(frozen=True)
 class EqualityDeletes:
-    """The rows of a task's equality delete files with the same equality field ids, as one
-    step per field (see :func:`deleted_mask`)."""
+    """The keys of a task's equality delete files with the same equality field ids."""
 
     field_ids: tuple[int, ...]
-    steps: tuple[_Step, ...]
-
-
-def normalised(values: pa.Array) -> pa.Array:
-    """A key column in a form whose equality (``index_in``, nulls matching nulls) is
-    Iceberg's: floats as their bits with NaN canonicalised, so NaN equals NaN and -0.0 is not
-    +0.0."""
-    if isinstance(values.type, pa.ExtensionType):
-        values = values.storage
-    if pa.types.is_dictionary(values.type):
-        values = values.dictionary_decode()
-    if pa.types.is_large_string(values.type) or pa.types.is_string_view(values.type):
-        values = pc.cast(values, pa.string())
-    if pa.types.is_large_binary(values.type) or pa.types.is_binary_view(values.type):
-        values = pc.cast(values, pa.binary())
-    if pa.types.is_null(values.type):
-        values = pa.nulls(len(values), pa.int8())
-    if pa.types.is_floating(values.type):
-        wide = pc.cast(values, pa.float64())  # float keys were promoted or not: one width
-        nan = literal(float("nan"), pa.float64())
-        values = pc.if_else(pc.is_nan(wide), nan, wide).view(pa.int64())
-    return values
-
-
-def _combine(codes: pa.Array | None, field_codes: pa.Array, width: int) -> pa.Array:
-    """The codes of (key so far, this field): unique while below width * len(codes)."""
-    field_codes = pc.cast(field_codes, pa.int64())
-    if codes is None:
-        return field_codes
-    scaled = pc.multiply(codes, literal(width, pa.int64()))
-    return pc.add(scaled, field_codes)
-
-
-def _steps(columns: Sequence[pa.Array]) -> tuple[_Step, ...]:
-    """Encodes the delete rows' keys field by field: each field's values by their index among
-    the distinct values (nulls included), the key so far compressed to the index among its
-    distinct codes, so codes stay below the number of delete rows."""
-    steps = []
-    codes: pa.Array | None = None
-    for column in columns:
-        values = pc.unique(normalised(column))
-        field_codes = pc.index_in(normalised(column), value_set=values, skip_nulls=False)
-        combined = _combine(codes, field_codes, len(values))
-        distinct = pc.unique(combined)
-        codes = pc.index_in(combined, value_set=distinct)
-        steps.append(_Step(values, distinct))
-    return tuple(steps)
+    keys: _native.EqualityDeleteSet
 
 
 def deleted_mask(deletes: EqualityDeletes, columns: Sequence[pa.Array]) -> pa.Array:
     """True for the rows whose key (``columns``, one per equality field id) a delete row has."""
-    codes: pa.Array | None = None
-    for step, column in zip(deletes.steps, columns, strict=True):
-        field_codes = pc.index_in(normalised(column), value_set=step.values, skip_nulls=False)
-        combined = _combine(codes, field_codes, len(step.values))
-        codes = pc.index_in(combined, value_set=step.codes)  # null: no delete row has it
-    assert codes is not None
-    return pc.is_valid(codes)
+    schema = deletes.keys.key_schema
+    arrays = [
+        column if column.type == field.type else column.cast(field.type)
+        for column, field in zip(columns, schema, strict=True)
+    ]
+    return deletes.keys.deleted_mask(pa.RecordBatch.from_arrays(arrays, schema=schema))
 
 
 @functools.lru_cache(maxsize=16)
@@ -154,7 +92,7 @@ def equality_deletes(
 ) -> list[EqualityDeletes]:
     """The key sets of a task's equality delete files, grouped by equality field ids. Each
     field is typed by the first of ``schemas`` (the scan's, then older ones) that has it."""
-    groups: dict[tuple[int, ...], list[pa.Table]] = {}
+    groups: dict[tuple[int, ...], tuple[str, list[str]]] = {}
     for delete in task.delete_files:
         if delete.content != EQUALITY_DELETES:
             continue
@@ -167,16 +105,34 @@ def equality_deletes(
         ids = tuple(sorted(delete.equality_ids or ()))
         if not ids:
             raise InvalidDataError(f"{location}: equality delete file without equality_ids")
-        fields = [_field(field_id, schemas, location) for field_id in ids]
-        schema = Schema(*fields)
-        keys = _read_keys(location, ids, json.dumps(schema.to_json()), raw)
-        groups.setdefault(ids, []).append(keys)
-    out = []
-    for ids, tables in groups.items():
-        keys = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-        columns = [keys.column(i).combine_chunks() for i in range(keys.num_columns)]
-        out.append(EqualityDeletes(ids, _steps(columns)))
-    return out
+        if ids not in groups:
+            fields = [_field(field_id, schemas, location) for field_id in ids]
+            groups[ids] = (json.dumps(Schema(*fields).to_json()), [])
+        groups[ids][1].append(location)
+    return [
+        EqualityDeletes(ids, _key_set(ids, tuple(sorted(locations)), schema_json, raw))
+        for ids, (schema_json, locations) in groups.items()
+    ]
+
+
+@functools.lru_cache(maxsize=16)
+def _key_set(
+    field_ids: tuple[int, ...],
+    locations: tuple[str, ...],
+    schema_json: str,
+    raw: _native.RawFileIO,
+) -> _native.EqualityDeleteSet:
+    """The keys of ``locations`` (cached: the data files of a partition share their delete
+    files, so consecutive tasks ask for the same set)."""
+    keys: _native.EqualityDeleteSet | None = None
+    for location in locations:
+        table = _read_keys(location, field_ids, schema_json, raw)
+        if keys is None:
+            keys = _native.EqualityDeleteSet(table.schema)
+        for batch in table.to_batches():
+            keys.add(batch, location)
+    assert keys is not None
+    return keys
 
 
 def _field(field_id: int, schemas: Sequence[Schema], location: str) -> t.NestedField:

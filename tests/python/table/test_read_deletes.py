@@ -15,7 +15,7 @@ import pytest
 from frazil import Schema, _native, read_task
 from frazil import types as t
 from frazil.errors import FrazilError
-from frazil.table._equality import EqualityDeletes, _steps, deleted_mask
+from frazil.table._equality import EqualityDeletes, deleted_mask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from read_helpers import DataTable
@@ -247,7 +247,10 @@ def test_equality_keys_equal_python(names: list[str], data: Any) -> None:
         return [pa.array([r[n] for r in items], types[n]) for n in names]
 
     field_ids = tuple(range(len(names)))
-    group = EqualityDeletes(field_ids, _steps(columns(deletes)))
+    keys = pa.RecordBatch.from_arrays(columns(deletes), names=names)
+    key_set = _native.EqualityDeleteSet(keys.schema)
+    key_set.add(keys)
+    group = EqualityDeletes(field_ids, key_set)
     mask = deleted_mask(group, columns(rows)) if rows else pa.array([], pa.bool_())
     expected = [any(all(_same(r[n], d[n]) for n in names) for d in deletes) for r in rows]
     assert mask.to_pylist() == expected

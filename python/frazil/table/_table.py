@@ -25,6 +25,7 @@ from frazil.sorting import SortOrder
 
 if TYPE_CHECKING:
     from frazil.expressions import Expression
+    from frazil.table.inspect import InspectTable
     from frazil.table.scan import DataScan
 
 __all__ = ["StaticTable", "Table", "timestamp_ms"]
@@ -87,6 +88,13 @@ class Table:
     def io(self) -> FileIO:
         """The FileIO that reads this table's metadata, manifest lists and manifests."""
         return self._io
+
+    @property
+    def inspect(self) -> InspectTable:
+        """The metadata tables (``table.inspect.snapshots()``, ``files()``, ...)."""
+        from frazil.table.inspect import InspectTable
+
+        return InspectTable(self)
 
     @property
     def identifier(self) -> tuple[str, ...]:

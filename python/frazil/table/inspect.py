@@ -300,7 +300,10 @@ class InspectTable:
                 "parent_id": s.parent_snapshot_id,
                 "operation": s.operation,
                 "manifest_list": s.manifest_list,
-                "summary": None if s.summary is None else list(s.summary.items()),
+                # Java's Snapshot.summary() leaves the operation out (it has its own column).
+                "summary": None
+                if s.summary is None
+                else [(k, v) for k, v in s.summary.items() if k != "operation"],
             }
             for s in self._table.metadata.snapshots
         ]

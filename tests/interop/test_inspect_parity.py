@@ -1,0 +1,166 @@
+"""Metadata tables (``table.inspect``) equal Spark's ``db.t.snapshots``, ``history``, ``refs``,
+``metadata_log_entries``, ``manifests``, ``all_manifests``, ``files``, ``data_files``,
+``delete_files``, ``all_files``, ``entries`` and ``partitions`` (Iceberg Java 1.10.2), column
+for column: same names in the same order, same values as Python objects.
+
+The table is Java-written through Spark SQL: a v2 table partitioned by identity and day,
+three appends, a merge-on-read DELETE (position delete files), a partition field added and a
+fourth append, a tag and a branch with retention settings. ``readable_metrics`` (Java's
+derived column of decoded bounds) is left out: frazil does not produce it. Timestamps are
+compared as microseconds (``unix_micros`` in Spark).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Any
+
+import frazil
+import pyarrow as pa
+import pytest
+from java_referee import Warehouse
+
+NAMESPACE = "inspect_parity"
+NAME = "events"
+MERGE_ON_READ = (
+    "'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read', "
+    "'write.merge.mode'='merge-on-read'"
+)
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+TIMESTAMPS = {"committed_at", "made_current_at", "timestamp", "last_updated_at"}
+
+
+def _spark_value(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    if isinstance(value, bytearray):
+        return bytes(value)
+    if isinstance(value, tuple):  # pyspark Row (a struct)
+        return tuple(_spark_value(v) for v in value)
+    if isinstance(value, dict):  # a map
+        return sorted((_spark_value(k), _spark_value(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [_spark_value(v) for v in value]
+    return value
+
+
+def _arrow_value(value: Any, arrow_type: pa.DataType) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    if pa.types.is_struct(arrow_type):
+        return tuple(_arrow_value(value[f.name], f.type) for f in arrow_type)
+    if pa.types.is_map(arrow_type):
+        return sorted(
+            (_arrow_value(k, arrow_type.key_type), _arrow_value(v, arrow_type.item_type))
+            for k, v in value
+        )
+    if pa.types.is_list(arrow_type):
+        return [_arrow_value(v, arrow_type.value_type) for v in value]
+    if pa.types.is_timestamp(arrow_type):
+        return round((value - EPOCH).total_seconds() * 1_000_000)
+    return value
+
+
+@pytest.fixture(scope="module")
+def events(tables: Warehouse) -> frazil.StaticTable:
+    tables.sql(f"CREATE NAMESPACE IF NOT EXISTS {tables.catalog}.{NAMESPACE}")
+    full = tables.name(NAMESPACE, NAME)
+    tables.sql(
+        f"CREATE TABLE {full} (id bigint, cat string, ts timestamp, val double) USING iceberg "
+        f"PARTITIONED BY (cat, days(ts)) TBLPROPERTIES ('format-version'='2', {MERGE_ON_READ})"
+    )
+    for first in (0, 300, 600):
+        tables.sql(
+            f"INSERT INTO {full} SELECT id, CASE id % 3 WHEN 0 THEN 'a' WHEN 1 THEN 'b' "
+            "ELSE NULL END, timestamp_micros(1704067200000000 + id * 3600000000), "
+            "CASE WHEN id % 7 = 0 THEN double('NaN') ELSE id / 4.0 END "
+            f"FROM range({first}, {first + 300})"
+        )
+    tag_snapshot = tables.current_metadata(NAMESPACE, NAME)["current-snapshot-id"]
+    tables.sql(f"DELETE FROM {full} WHERE id % 5 = 0 AND id < 450")
+    tables.sql(f"ALTER TABLE {full} ADD PARTITION FIELD bucket(4, id)")
+    tables.sql(
+        f"INSERT INTO {full} SELECT id, 'c', timestamp_micros(1704067200000000 + id), id * 1.5 "
+        "FROM range(900, 1000)"
+    )
+    tables.sql(f"ALTER TABLE {full} CREATE TAG t1 AS OF VERSION {tag_snapshot} RETAIN 7 DAYS")
+    tables.sql(
+        f"ALTER TABLE {full} CREATE BRANCH b1 AS OF VERSION {tag_snapshot} "
+        "RETAIN 30 DAYS WITH SNAPSHOT RETENTION 3 SNAPSHOTS 2 DAYS"
+    )
+    metadata = tables.current_metadata_file(NAMESPACE, NAME)
+    return frazil.StaticTable.from_metadata(str(metadata))
+
+
+def _compare(tables: Warehouse, result: pa.Table, metadata_table: str) -> int:
+    """Asserts that frazil's ``result`` equals Spark's metadata table; returns the row count."""
+    full = f"{tables.name(NAMESPACE, NAME)}.{metadata_table}"
+    spark_columns = [c for c in tables.spark.table(full).columns if c != "readable_metrics"]
+    assert result.column_names == spark_columns, metadata_table
+    selected = ", ".join(
+        f"unix_micros({c})" if c in TIMESTAMPS else f"`{c}`" for c in spark_columns
+    )
+    expected = sorted(
+        (
+            tuple(_spark_value(v) for v in row)
+            for row in tables.sql(f"SELECT {selected} FROM {full}")
+        ),
+        key=repr,
+    )
+    schema = result.schema
+    actual = sorted(
+        (tuple(_arrow_value(row[f.name], f.type) for f in schema) for row in result.to_pylist()),
+        key=repr,
+    )
+    assert actual == expected, metadata_table
+    return len(actual)
+
+
+def test_metadata_only_tables(tables: Warehouse, events: frazil.StaticTable) -> None:
+    # Three appends, the DELETE, the append after the partition field was added.
+    assert _compare(tables, events.inspect.snapshots(), "snapshots") == 5
+    assert _compare(tables, events.inspect.history(), "history") == 5
+    assert _compare(tables, events.inspect.refs(), "refs") == 3
+
+
+def test_metadata_log_entries(tables: Warehouse, events: frazil.StaticTable) -> None:
+    # CREATE, three appends, DELETE, ADD PARTITION FIELD, append, tag, branch.
+    assert _compare(tables, events.inspect.metadata_log_entries(), "metadata_log_entries") == 9
+
+
+@pytest.mark.parametrize("name", ["manifests", "all_manifests"])
+def test_manifests(tables: Warehouse, events: frazil.StaticTable, name: str) -> None:
+    assert _compare(tables, getattr(events.inspect, name)(), name) > 2
+
+
+@pytest.mark.parametrize(
+    "name", ["files", "data_files", "delete_files", "all_files", "entries", "partitions"]
+)
+def test_file_tables(tables: Warehouse, events: frazil.StaticTable, name: str) -> None:
+    assert _compare(tables, getattr(events.inspect, name)(), name) > 0
+
+
+@pytest.mark.parametrize("name", ["manifests", "files", "entries", "partitions"])
+def test_as_of_a_snapshot(tables: Warehouse, events: frazil.StaticTable, name: str) -> None:
+    full = f"{tables.name(NAMESPACE, NAME)}.{name}"
+    for snapshot in events.snapshots():
+        result = getattr(events.inspect, name)(snapshot_id=snapshot.snapshot_id)
+        spark_columns = [c for c in tables.spark.table(full).columns if c != "readable_metrics"]
+        selected = ", ".join(
+            f"unix_micros({c})" if c in TIMESTAMPS else f"`{c}`" for c in spark_columns
+        )
+        query = f"SELECT {selected} FROM {full} VERSION AS OF {snapshot.snapshot_id}"
+        expected = sorted(
+            (tuple(_spark_value(v) for v in row) for row in tables.sql(query)), key=repr
+        )
+        actual = sorted(
+            (
+                tuple(_arrow_value(row[f.name], f.type) for f in result.schema)
+                for row in result.to_pylist()
+            ),
+            key=repr,
+        )
+        assert actual == expected, (name, snapshot.snapshot_id)

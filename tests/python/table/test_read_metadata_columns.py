@@ -285,19 +285,30 @@ def test_read_task_schema_orders_metadata_after_data(tmp_path: Path) -> None:
 @given(
     count=st.integers(1, 60),
     row_group_size=st.integers(1, 20),
-    deleted=st.sets(st.integers(0, 59)),
+    by_position=st.sets(st.integers(0, 59)),
+    by_value=st.sets(st.integers(0, 59)),
     low=st.integers(0, 60),
     keep=st.booleans(),
 )
 def test_random_positions_and_flags_equal_python(
-    tmp_path_factory: Any, count: int, row_group_size: int, deleted: set[int], low: int, keep: bool
+    tmp_path_factory: Any,
+    count: int,
+    row_group_size: int,
+    by_position: set[int],
+    by_value: set[int],
+    low: int,
+    keep: bool,
 ) -> None:
     table = DataTable(tmp_path_factory.mktemp("t"), SCHEMA)
     a = _write(table, list(range(count)), row_group_size=row_group_size)
     table.commit([table.data(a)])
-    present = sorted(p for p in deleted if p < count)
+    present = sorted(p for p in by_position if p < count)
     if present:
         table.commit(deletes=[table.position_deletes([(a, p) for p in present])])
+    if by_value:  # equality deletes on v (the id as text)
+        keys = {"v": [str(i) for i in sorted(by_value)]}
+        table.commit(deletes=[_equality(table, Schema(SCHEMA.fields[1]), keys)])
+    deleted = by_position | by_value
     names = ("id", "_pos", "_deleted") if keep else ("id", "_pos")
     result = table.table().scan(selected_fields=names, row_filter=f"id >= {low}").to_arrow()
     got = sorted(tuple(r.values()) for r in result.to_pylist())

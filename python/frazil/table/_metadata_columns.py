@@ -60,10 +60,13 @@ _COMPUTED_TYPES: dict[str, tuple[pa.DataType, bool]] = {
 }
 
 
-def is_metadata_column(name: str, schema: Schema, case_sensitive: bool = True) -> bool:
-    """Whether ``name`` selects a metadata column of a table with ``schema`` (a data column
-    of the same name wins, as in Java's engines)."""
-    return name in FIELD_IDS and schema.find_field_id(name, case_sensitive) is None
+def metadata_name(name: str, schema: Schema, case_sensitive: bool = True) -> str | None:
+    """The metadata column ``name`` selects (its canonical name), or None: a data column of
+    the same name wins, as in Java's engines."""
+    canonical = name if case_sensitive else name.lower()
+    if canonical not in FIELD_IDS or schema.find_field_id(name, case_sensitive) is not None:
+        return None
+    return canonical
 
 
 def split_names(
@@ -73,11 +76,11 @@ def split_names(
     data: list[str] = []
     metadata: list[str] = []
     for name in names:
-        if is_metadata_column(name, schema, case_sensitive):
-            if name not in metadata:
-                metadata.append(name)
-        else:
+        canonical = metadata_name(name, schema, case_sensitive)
+        if canonical is None:
             data.append(name)
+        elif canonical not in metadata:
+            metadata.append(canonical)
     return tuple(data), tuple(metadata)
 
 

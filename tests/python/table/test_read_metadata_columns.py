@@ -64,6 +64,11 @@ def test_file_pos_and_spec_id(tmp_path: Path) -> None:
     )
     every = loaded.scan().select("*", "_file").to_arrow()
     assert every.column_names == ["id", "v", "_file"]
+    # Names resolve as data columns do: case-insensitively when the scan is.
+    loose = loaded.scan(selected_fields=("_POS", "ID"), case_sensitive=False).to_arrow()
+    assert loose.column_names == ["id", "_pos"]
+    with pytest.raises(UnknownFieldError, match="_POS"):
+        loaded.scan(selected_fields=("_POS",)).to_arrow()
 
 
 def test_pos_is_absolute_when_row_groups_are_skipped(tmp_path: Path) -> None:

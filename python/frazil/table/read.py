@@ -35,6 +35,7 @@ from frazil.io._arrow import open_arrow_file
 from frazil.name_mapping import NameMapping
 from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
+from frazil.table import _metadata_columns as meta
 from frazil.table._arrow_project import FileField, file_fields, plan_projection
 from frazil.table._deletes import position_deletes
 from frazil.table._equality import deleted_mask, equality_deletes
@@ -44,7 +45,7 @@ from frazil.table._row_groups import row_group_filter
 if TYPE_CHECKING:
     from frazil.table.scan import DataScan
 
-__all__ = ["arrow_schema", "read_task", "select_schema"]
+__all__ = ["arrow_schema", "read_task", "read_task_schema", "select_schema"]
 
 DEFAULT_BATCH_SIZE = 131072
 
@@ -232,6 +233,33 @@ def _residual(task: Any, table_schema: Schema) -> ex.Expression:
     return ex.from_json(task.residual_json, table_schema)
 
 
+def _partition_types(
+    table_schema: Schema, specs: Mapping[int, PartitionSpec] | None
+) -> tuple[t.StructType, pa.StructType]:
+    """The table's unified partition type (``_partition``) and its Arrow type."""
+    unified = meta.unified_partition_type(table_schema, () if specs is None else specs.values())
+    return unified, pa.struct(list(arrow_schema(Schema(*unified.fields))))
+
+
+def read_task_schema(
+    table_schema: Schema,
+    projected_schema: Schema | None = None,
+    metadata_columns: Sequence[str] = (),
+    specs: Mapping[int, PartitionSpec] | None = None,
+) -> pa.Schema:
+    """The Arrow schema of :func:`read_task`'s batches: the projected columns, then the
+    metadata columns in the order asked."""
+    projected = table_schema if projected_schema is None else projected_schema
+    meta.check_names(metadata_columns)
+    partition_type = (
+        _partition_types(table_schema, specs)[1] if meta.PARTITION in metadata_columns else None
+    )
+    return pa.schema(
+        list(arrow_schema(projected))
+        + [meta.arrow_field(name, partition_type) for name in metadata_columns]
+    )
+
+
 def read_task(
     task: Any,
     table_schema: Schema,
@@ -245,16 +273,24 @@ def read_task(
     batch_size: int = DEFAULT_BATCH_SIZE,
     use_threads: bool = True,
     schemas: Sequence[Schema] = (),
+    metadata_columns: Sequence[str] = (),
 ) -> Iterator[pa.RecordBatch]:
     """The rows of one :class:`~frazil.table.scan.FileScanTask` as record batches of
-    ``projected_schema`` (default ``table_schema``, the schema the scan was planned with).
+    ``projected_schema`` (default ``table_schema``, the schema the scan was planned with),
+    followed by ``metadata_columns`` (``_file``, ``_pos``, ``_spec_id``, ``_partition``,
+    ``_deleted``, ``_row_id``, ``_last_updated_sequence_number``: see
+    :mod:`frazil.table._metadata_columns`; with ``_deleted``, deleted rows are kept and
+    flagged). :func:`read_task_schema` gives the batches' schema.
 
     ``specs`` (the table's partition specs by id) give identity partition values to columns a
-    data file lacks; ``name_mapping`` gives ids to files written without them; ``io`` is the
-    table's FileIO (or its properties). ``limit`` stops after that many rows. ``schemas``
-    (the table's other schemas) type equality delete fields dropped from ``table_schema``."""
+    data file lacks and the type of ``_partition``; ``name_mapping`` gives ids to files written
+    without them; ``io`` is the table's FileIO (or its properties). ``limit`` stops after that
+    many rows. ``schemas`` (the table's other schemas) type equality delete fields dropped from
+    ``table_schema``."""
     projected = table_schema if projected_schema is None else projected_schema
+    metadata_columns = tuple(metadata_columns)
     location = task.file.file_path
+    full_schema = read_task_schema(table_schema, projected, metadata_columns, specs)
     residual = _residual(task, table_schema) if apply_residual else ex.AlwaysTrue()
     compiled = compile_filter(residual, table_schema)
     if compiled.always is False or limit == 0:
@@ -268,6 +304,25 @@ def read_task(
     extras, paths = _extra_targets(needed, projected, table_schema, schemas, location)
     out_schema = arrow_schema(projected)
     extra_schema = arrow_schema(Schema(fields=extras)) if extras else pa.schema([])
+    # Row lineage columns a file may store (spec: Row Lineage) are read after the extras.
+    lineage = tuple(meta.lineage_field(n) for n in metadata_columns if n in meta.ROW_LINEAGE)
+    lineage_at = {f.name: len(projected.fields) + len(extras) + i for i, f in enumerate(lineage)}
+    lineage_schema = [meta.arrow_field(f.name, None) for f in lineage]
+    keep_deleted = meta.DELETED in metadata_columns
+    constants = None
+    if metadata_columns:
+        partition = None
+        if meta.PARTITION in metadata_columns:
+            unified, arrow_type = _partition_types(table_schema, specs)
+            partition = meta.partition_row(task, meta.spec_for(task, specs), unified, arrow_type)
+        constants = meta.FileConstants(
+            location,
+            task.spec_id,
+            partition,
+            task.file.first_row_id,
+            task.file.data_sequence_number,
+        )
+    ranges = meta.Positions() if metadata_columns else None
     try:
         parquet = pq.ParquetFile(
             open_arrow_file(raw(io), location),
@@ -282,8 +337,8 @@ def read_task(
         fields: tuple[FileField, ...] = file_fields(parquet.schema_arrow, location, name_mapping)
         projection = plan_projection(
             fields,
-            projected.fields + extras,
-            pa.schema(list(out_schema) + list(extra_schema)),
+            projected.fields + extras + lineage,
+            pa.schema(list(out_schema) + list(extra_schema) + lineage_schema),
             location,
             _constants(task, specs),
         )
@@ -303,7 +358,21 @@ def read_task(
                 )
                 for batch in batches:
                     start, position = position, position + batch.num_rows
-                    if deletes is not None:
+                    positions = None
+                    flags = None  # rows deleted, when deleted rows are kept (_deleted)
+                    if constants is not None and ranges is not None:
+                        # Positions stay absolute: a run starts at its first group's row.
+                        positions = ranges.range(start, batch.num_rows)
+                        if deletes is not None:
+                            flags = deletes.deleted_mask(start, batch.num_rows)
+                            if not keep_deleted:
+                                kept = pc.invert(flags)
+                                batch, positions, flags = (
+                                    batch.filter(kept),
+                                    positions.filter(kept),
+                                    None,
+                                )
+                    elif deletes is not None:
                         batch = deletes.apply(batch, start)
                     if batch.num_rows == 0:
                         continue
@@ -312,16 +381,33 @@ def read_task(
                     mask = None
                     for group in equality:
                         keys = [_at(arrays, paths[i]) for i in group.field_ids]
-                        kept = pc.invert(deleted_mask(group, keys))
+                        deleted = deleted_mask(group, keys)
+                        if keep_deleted:
+                            flags = deleted if flags is None else pc.or_(flags, deleted)
+                            continue
+                        kept = pc.invert(deleted)
                         mask = kept if mask is None else pc.and_(mask, kept)
                     if compiled.always is None:
                         columns = [_at(arrays, paths[c.field_id]) for c in compiled.columns]
                         matches = compiled.evaluate(filter_columns(compiled, columns))
                         mask = matches if mask is None else pc.and_(mask, matches)
+                    columns_out = arrays[: len(out_schema)]
+                    if constants is not None:
+                        assert positions is not None
+                        columns_out = columns_out + [
+                            meta.computed(
+                                name,
+                                constants,
+                                positions,
+                                flags,
+                                arrays[lineage_at[name]] if name in lineage_at else None,
+                            )
+                            for name in metadata_columns
+                        ]
                     if mask is not None:
-                        arrays = [a.filter(mask) for a in arrays[: len(out_schema)]]
+                        columns_out = [a.filter(mask) for a in columns_out]
                         num_rows = mask.true_count
-                    out = _batch(arrays[: len(out_schema)], out_schema, num_rows)
+                    out = _batch(columns_out, full_schema, num_rows)
                     if out.num_rows == 0:
                         continue
                     if limit is not None and produced + out.num_rows >= limit:
@@ -356,11 +442,31 @@ def _files_in_flight(scan: DataScan) -> int:
 
 
 def projected_schema(scan: DataScan) -> Schema:
-    """The schema of the rows a scan returns: its selected fields of the scan's schema."""
-    return select_schema(scan.schema(), scan.selected_fields, scan.case_sensitive)
+    """The schema of the data columns a scan returns: its selected fields of the scan's
+    schema (metadata columns, which no schema holds, are in :func:`metadata_columns`)."""
+    schema = scan.schema()
+    names, _ = meta.split_names(scan.selected_fields, schema, scan.case_sensitive)
+    if not names and scan.selected_fields:
+        return Schema(fields=(), schema_id=schema.schema_id)
+    return select_schema(schema, names, scan.case_sensitive)
 
 
-def _reader(scan: DataScan, projected: Schema) -> Callable[[Any], list[pa.RecordBatch]]:
+def metadata_columns(scan: DataScan) -> tuple[str, ...]:
+    """The metadata columns a scan selects, in the order selected (after the data columns)."""
+    _, names = meta.split_names(scan.selected_fields, scan.schema(), scan.case_sensitive)
+    return names
+
+
+def scan_schema(scan: DataScan) -> pa.Schema:
+    """The Arrow schema of a scan's rows: data columns, then metadata columns."""
+    return read_task_schema(
+        scan.schema(), projected_schema(scan), metadata_columns(scan), scan.table.specs()
+    )
+
+
+def _reader(
+    scan: DataScan, projected: Schema, metadata: tuple[str, ...]
+) -> Callable[[Any], list[pa.RecordBatch]]:
     """Reads one task of ``scan`` whole; the table's specs, name mapping and schemas are
     looked up once per scan, not per file."""
     table = scan.table
@@ -371,12 +477,16 @@ def _reader(scan: DataScan, projected: Schema) -> Callable[[Any], list[pa.Record
         "name_mapping": table.name_mapping(),
         "limit": scan.limit,
         "schemas": sorted(table.schemas().values(), key=lambda s: -s.schema_id),
+        "metadata_columns": metadata,
     }
     return lambda task: list(read_task(task, schema, projected, **options))
 
 
 def _batches(
-    scan: DataScan, projected: Schema, tasks: Iterable[Any] | None = None
+    scan: DataScan,
+    projected: Schema,
+    tasks: Iterable[Any] | None = None,
+    metadata: tuple[str, ...] = (),
 ) -> Iterator[pa.RecordBatch]:
     """The rows of ``tasks`` (default: the scan's plan) in plan order, at most
     ``read.files-in-flight`` files read at once, stopping at the scan's limit."""
@@ -384,7 +494,7 @@ def _batches(
     if limit == 0:
         return
     in_flight = _files_in_flight(scan)
-    read = _reader(scan, projected)
+    read = _reader(scan, projected, metadata)
     remaining = iter(scan.plan_files() if tasks is None else tasks)
     produced = 0
     pool = ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="frazil-read")
@@ -413,13 +523,15 @@ def _batches(
 def scan_batches(scan: DataScan) -> pa.RecordBatchReader:
     """A stream of the scan's rows, read while consumed."""
     projected = projected_schema(scan)
-    return pa.RecordBatchReader.from_batches(arrow_schema(projected), _batches(scan, projected))
+    batches = _batches(scan, projected, metadata=metadata_columns(scan))
+    return pa.RecordBatchReader.from_batches(scan_schema(scan), batches)
 
 
 def scan_to_arrow(scan: DataScan) -> pa.Table:
     """The scan's rows as one table (with the projected schema, also when empty)."""
     projected = projected_schema(scan)
-    return pa.Table.from_batches(list(_batches(scan, projected)), schema=arrow_schema(projected))
+    batches = _batches(scan, projected, metadata=metadata_columns(scan))
+    return pa.Table.from_batches(list(batches), schema=scan_schema(scan))
 
 
 def scan_count(scan: DataScan) -> int:

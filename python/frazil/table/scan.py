@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from frazil import _native
-from frazil.errors import FrazilTypeError, NotFoundError, ValidationError
+from frazil.errors import FrazilError, FrazilTypeError, NotFoundError, ValidationError
 from frazil.io import raw
 from frazil.schema import Schema
 from frazil.snapshots import MAIN_BRANCH, Snapshot
@@ -85,6 +85,19 @@ def _expression(row_filter: Expression | str | None) -> Expression:
     raise FrazilTypeError(
         f"row_filter must be a frazil expression or its text form, got {type(row_filter).__name__}"
     )
+
+
+def _optional_module(name: str, method: str) -> Any:
+    """An optional engine's module, or a FrazilError saying how to get it."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise FrazilError(
+            f"DataScan.{method}() needs the {name!r} package, which is not installed: "
+            f"pip install {name}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -332,6 +345,21 @@ class DataScan:
     def to_pandas(self, **kwargs: Any) -> Any:
         """The rows as a pandas DataFrame (``kwargs`` go to ``pyarrow.Table.to_pandas``)."""
         return self.to_arrow().to_pandas(**kwargs)
+
+    def to_polars(self) -> Any:
+        """The rows as a polars DataFrame (polars is optional: install it to use this)."""
+        polars = _optional_module("polars", "to_polars")
+        return polars.from_arrow(self.to_arrow())
+
+    def to_duckdb(self, table_name: str, connection: Any = None) -> Any:
+        """A DuckDB connection (``connection``, or a new in-memory one) in which the scan's
+        rows are registered as ``table_name``, streamed while DuckDB reads them (duckdb is
+        optional: install it to use this)."""
+        duckdb = _optional_module("duckdb", "to_duckdb")
+        if connection is None:
+            connection = duckdb.connect()
+        connection.register(table_name, self.to_batches())
+        return connection
 
     def count(self) -> int:
         """The number of rows: from the files' record counts when no delete and no residual

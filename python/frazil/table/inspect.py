@@ -25,8 +25,9 @@ from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
 from frazil.snapshots import Snapshot
 from frazil.table._human import human_string
+from frazil.table._metadata_columns import unified_partition_type
 from frazil.table.read import arrow_schema
-from frazil.types import IcebergType, NestedField
+from frazil.types import NestedField
 
 if TYPE_CHECKING:
     from frazil.table._table import Table
@@ -548,30 +549,13 @@ class InspectTable:
         source column is still in the current schema, by field id, named as in the newest
         spec that has it (and typed by a non-void transform where one exists)."""
         metadata = self._table.metadata
-        schema = metadata.schema()
-        chosen: dict[int, tuple[str, IcebergType, str]] = {}
-        for spec in sorted(metadata.partition_specs, key=lambda s: s.spec_id, reverse=True):
-            typed = spec.partition_type(schema).fields
-            for field, nested in zip(spec.fields, typed, strict=True):
-                if schema.find_field(field.source_id) is None:
-                    continue
-                known = chosen.get(field.field_id)
-                if known is None:
-                    chosen[field.field_id] = (nested.name, nested.field_type, field.transform)
-                elif known[2] == "void" and field.transform != "void":
-                    chosen[field.field_id] = (known[0], nested.field_type, field.transform)
-        if not chosen:
+        unified = unified_partition_type(metadata.schema(), metadata.partition_specs)
+        if not unified.fields:
             return _Unified((), None)
-        ids = tuple(sorted(chosen))
         arrow = arrow_schema(
-            Schema(
-                fields=[
-                    NestedField(field_id, chosen[field_id][0], chosen[field_id][1])
-                    for field_id in ids
-                ]
-            )
+            Schema(fields=[NestedField(f.field_id, f.name, f.field_type) for f in unified.fields])
         )
-        return _Unified(ids, pa.struct(list(arrow)))
+        return _Unified(tuple(f.field_id for f in unified.fields), pa.struct(list(arrow)))
 
     # -- partitions ------------------------------------------------------------------------
 

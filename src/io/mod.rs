@@ -308,4 +308,6 @@ impl FileIO {
 }
 
 #[cfg(test)]
+pub(crate) mod test_dir;
+#[cfg(test)]
 mod tests;

@@ -1,36 +1,9 @@
 //! Local-file behaviour of [`FileIO`]. Object stores are tested from Python
 //! against a real S3 API (moto's server, tests/python/io).
 
-use std::path::PathBuf;
-
 use super::*;
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "frazil-io-{name}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, rel: &str) -> String {
-        self.0.join(rel).to_str().unwrap().to_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::io::test_dir::TempDir;
 
 fn io() -> FileIO {
     FileIO::new(Vec::<(String, String)>::new()).unwrap()

@@ -3,7 +3,6 @@
 //! writer), and every kind of corruption refused with a message naming it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use proptest::prelude::*;
 use roaring::RoaringTreemap;
@@ -13,31 +12,7 @@ use super::reader::blob_from_bytes;
 use super::*;
 use crate::io::FileIO;
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "frazil-puffin-{name}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, rel: &str) -> String {
-        self.0.join(rel).to_str().unwrap().to_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::io::test_dir::TempDir;
 
 fn io() -> FileIO {
     FileIO::new(Vec::<(String, String)>::new()).unwrap()

@@ -19,7 +19,6 @@ import functools
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -41,6 +40,7 @@ from frazil.table._deletes import position_deletes
 from frazil.table._equality import deleted_mask, equality_deletes
 from frazil.table._row_filter import compile_filter, filter_columns
 from frazil.table._row_groups import row_group_filter
+from frazil.table._stream import ordered_parallel
 
 if TYPE_CHECKING:
     from frazil.table.scan import DataScan
@@ -48,6 +48,15 @@ if TYPE_CHECKING:
 __all__ = ["arrow_schema", "read_task", "read_task_schema", "select_schema"]
 
 DEFAULT_BATCH_SIZE = 131072
+# Streaming (to_batches) bounds what files in flight read ahead of the consumer (see
+# frazil.table._stream): the file being consumed at most this many batches ahead ...
+BATCHES_AHEAD = 4
+# ... and the files behind it while their queued batches stay within this many bytes.
+READ_AHEAD_BYTES = 256 << 20
+# Row groups read by one Parquet reader call: pyarrow pre-buffers every column chunk of the
+# groups of a call, so a call covers consecutive groups up to this many compressed bytes (and
+# at least one group), keeping a file's buffered bytes bounded however large the file.
+MAX_BYTES_PER_READ = 64 << 20
 
 
 def arrow_schema(schema: Schema) -> pa.Schema:
@@ -108,9 +117,10 @@ def select_schema(schema: Schema, names: Sequence[str], case_sensitive: bool = T
 # --- one task ----------------------------------------------------------------------------------
 
 
-def _row_groups(metadata: pq.FileMetaData, start: int, length: int) -> list[tuple[int, int]]:
-    """(row group, position of its first row) for the groups a byte range owns: those whose
-    midpoint (first column chunk's start plus half the compressed size) lies in the range."""
+def _row_groups(metadata: pq.FileMetaData, start: int, length: int) -> list[tuple[int, int, int]]:
+    """(row group, position of its first row, compressed size) for the groups a byte range
+    owns: those whose midpoint (first column chunk's start plus half the compressed size) lies
+    in the range."""
     owned = []
     first_row = 0
     for index in range(metadata.num_row_groups):
@@ -123,19 +133,23 @@ def _row_groups(metadata: pq.FileMetaData, start: int, length: int) -> list[tupl
                 offset = dictionary
             size = sum(group.column(c).total_compressed_size for c in range(group.num_columns))
             if start <= offset + size // 2 < start + length:
-                owned.append((index, first_row))
+                owned.append((index, first_row, size))
         first_row += group.num_rows
     return owned
 
 
-def _runs(groups: list[tuple[int, int]]) -> list[tuple[list[int], int]]:
-    """Consecutive row groups read together (their positions stay contiguous)."""
+def _runs(groups: list[tuple[int, int, int]], max_bytes: int) -> list[tuple[list[int], int]]:
+    """Consecutive row groups read by one reader call (positions stay contiguous within it),
+    each call at most ``max_bytes`` compressed unless one group is more."""
     runs: list[tuple[list[int], int]] = []
-    for index, first_row in groups:
-        if runs and runs[-1][0][-1] == index - 1:
+    run_bytes = 0
+    for index, first_row, size in groups:
+        if runs and runs[-1][0][-1] == index - 1 and run_bytes + size <= max_bytes:
             runs[-1][0].append(index)
+            run_bytes += size
         else:
             runs.append(([index], first_row))
+            run_bytes = size
     return runs
 
 
@@ -347,7 +361,7 @@ def read_task(
             might_match = row_group_filter(residual, table_schema, fields, parquet.metadata)
             groups = [g for g in groups if might_match(parquet.metadata.row_group(g[0]))]
         produced = 0
-        for run, first_row in _runs(groups):
+        for run, first_row in _runs(groups, MAX_BYTES_PER_READ):
             position = first_row
             try:
                 batches = parquet.iter_batches(
@@ -466,9 +480,9 @@ def scan_schema(scan: DataScan) -> pa.Schema:
 
 def _reader(
     scan: DataScan, projected: Schema, metadata: tuple[str, ...]
-) -> Callable[[Any], list[pa.RecordBatch]]:
-    """Reads one task of ``scan`` whole; the table's specs, name mapping and schemas are
-    looked up once per scan, not per file."""
+) -> Callable[[Any], Iterator[pa.RecordBatch]]:
+    """Reads one task of ``scan``; the table's specs, name mapping and schemas are looked up
+    once per scan, not per file."""
     table = scan.table
     schema = scan.schema()
     options: dict[str, Any] = {
@@ -479,7 +493,7 @@ def _reader(
         "schemas": sorted(table.schemas().values(), key=lambda s: -s.schema_id),
         "metadata_columns": metadata,
     }
-    return lambda task: list(read_task(task, schema, projected, **options))
+    return lambda task: read_task(task, schema, projected, **options)
 
 
 def _batches(
@@ -487,43 +501,34 @@ def _batches(
     projected: Schema,
     tasks: Iterable[Any] | None = None,
     metadata: tuple[str, ...] = (),
+    budget: int | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """The rows of ``tasks`` (default: the scan's plan) in plan order, at most
-    ``read.files-in-flight`` files read at once, stopping at the scan's limit."""
+    ``read.files-in-flight`` files read at once, stopping at the scan's limit. With a
+    ``budget``, the batches read ahead of the consumer stay within it (and ``BATCHES_AHEAD``
+    of the file being consumed), so memory stays bounded however large the files."""
     limit = scan.limit
     if limit == 0:
         return
-    in_flight = _files_in_flight(scan)
     read = _reader(scan, projected, metadata)
-    remaining = iter(scan.plan_files() if tasks is None else tasks)
+    planned = scan.plan_files() if tasks is None else tasks
+    sources = (functools.partial(read, task) for task in planned)
     produced = 0
-    pool = ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="frazil-read")
-    pending: list[Future[list[pa.RecordBatch]]] = []
-    try:
-        while True:
-            while len(pending) < in_flight:
-                task = next(remaining, None)
-                if task is None:
-                    break
-                pending.append(pool.submit(read, task))
-            if not pending:
-                return
-            for batch in pending.pop(0).result():
-                if limit is not None and produced + batch.num_rows >= limit:
-                    yield batch.slice(0, limit - produced)
-                    return
-                produced += batch.num_rows
-                yield batch
-    finally:
-        for future in pending:
-            future.cancel()
-        pool.shutdown(wait=False, cancel_futures=True)
+    stream = ordered_parallel(
+        sources, _files_in_flight(scan), BATCHES_AHEAD, budget, lambda batch: batch.nbytes
+    )
+    for batch in stream:
+        if limit is not None and produced + batch.num_rows >= limit:
+            yield batch.slice(0, limit - produced)
+            return
+        produced += batch.num_rows
+        yield batch
 
 
 def scan_batches(scan: DataScan) -> pa.RecordBatchReader:
-    """A stream of the scan's rows, read while consumed."""
+    """A stream of the scan's rows, read while consumed, with bounded read-ahead."""
     projected = projected_schema(scan)
-    batches = _batches(scan, projected, metadata=metadata_columns(scan))
+    batches = _batches(scan, projected, metadata=metadata_columns(scan), budget=READ_AHEAD_BYTES)
     return pa.RecordBatchReader.from_batches(scan_schema(scan), batches)
 
 

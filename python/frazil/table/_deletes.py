@@ -6,7 +6,6 @@ the data file. Equality deletes are applied by :mod:`frazil.table._equality`.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import pyarrow as pa
@@ -17,6 +16,7 @@ from frazil import _native
 from frazil.errors import FrazilError, InvalidDataError
 from frazil.io._arrow import open_arrow_file
 from frazil.table._literals import literal
+from frazil.table._memo import shared_lru
 
 POSITION_DELETES = 1
 EQUALITY_DELETES = 2
@@ -25,7 +25,7 @@ FILE_PATH_COLUMN = "file_path"
 POS_COLUMN = "pos"
 
 
-@functools.lru_cache(maxsize=32)
+@shared_lru(32)
 def _positions_by_file(location: str, raw: _native.RawFileIO) -> dict[str, pa.Array]:
     """A position delete file's positions by data file, read once: a partition-scoped delete
     file applies to every data file of its partition (cached for the files read next)."""

@@ -12,7 +12,6 @@ others (bounded cache): a partition's delete files apply to every data file in i
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from frazil.errors import FrazilError, InvalidDataError
 from frazil.io._arrow import open_arrow_file
 from frazil.schema import Schema
 from frazil.table._arrow_project import file_fields, plan_projection
+from frazil.table._memo import shared_lru
 
 EQUALITY_DELETES = 2
 
@@ -49,7 +49,7 @@ def deleted_mask(deletes: EqualityDeletes, columns: Sequence[pa.Array]) -> pa.Ar
     return deletes.keys.deleted_mask(pa.RecordBatch.from_arrays(arrays, schema=schema))
 
 
-@functools.lru_cache(maxsize=16)
+@shared_lru(16)
 def _read_keys(
     location: str, field_ids: tuple[int, ...], schema_json: str, raw: _native.RawFileIO
 ) -> pa.Table:
@@ -115,7 +115,7 @@ def equality_deletes(
     ]
 
 
-@functools.lru_cache(maxsize=16)
+@shared_lru(16)
 def _key_set(
     field_ids: tuple[int, ...],
     locations: tuple[str, ...],

@@ -219,7 +219,7 @@ def test_a_bound_that_does_not_decode_is_refused_by_column(tmp_path: Path) -> No
     w = TableWriter(tmp_path / "t", specs=({"spec-id": 0, "fields": []},))
     f = data_file(w.path("a.parquet"), upper_bounds=[(3, b"a\xff")])
     w.commit(1, T1, [([entry(f)], 0, "data")])
-    with pytest.raises(InvalidDataError, match="column cat .string.*61ff"):
+    with pytest.raises(InvalidDataError, match=r"column cat \(string\).*61ff"):
         w.table().inspect.files()
 
 
@@ -240,7 +240,9 @@ TYPES: list[tuple[str, pa.DataType, st.SearchStrategy[Any]]] = [
     (
         "decimal(38,10)",
         pa.decimal128(38, 10),
-        st.integers(-(10**38) + 1, 10**38 - 1).map(lambda u: decimal.Decimal(u).scaleb(-10)),
+        st.integers(-(10**38) + 1, 10**38 - 1).map(
+            lambda u: decimal.Decimal(u).scaleb(-10, decimal.Context(prec=40))
+        ),
     ),
     ("date", pa.date32(), st.dates()),
     ("time", pa.time64("us"), st.times()),

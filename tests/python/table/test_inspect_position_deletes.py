@@ -220,7 +220,7 @@ def test_a_corrupt_deletion_vector_is_refused(tmp_path: Path) -> None:
     data[dv["content_offset"] + 10] ^= 0xFF  # inside the bitmap: the CRC no longer matches
     Path(dv["file_path"]).write_bytes(bytes(data))
     w.commit(1, T1, [([entry(dv)], 0, "deletes")])
-    with pytest.raises(FrazilError, match="dv.puffin"):
+    with pytest.raises(FrazilError, match=r"dv\.puffin"):
         w.table().inspect.position_deletes()
 
 
@@ -229,7 +229,7 @@ def test_a_deletion_vector_without_its_data_file_is_refused(tmp_path: Path) -> N
     (dv,) = deletion_vectors(w.path("dv.puffin"), [(w.path("a.parquet"), [1])], X_DAY)
     dv["referenced_data_file"] = None
     w.commit(1, T1, [([entry(dv)], 0, "deletes")])
-    with pytest.raises(InvalidDataError, match="dv.puffin.*referenced_data_file"):
+    with pytest.raises(InvalidDataError, match=r"dv\.puffin.*referenced_data_file"):
         w.table().inspect.position_deletes()
 
 

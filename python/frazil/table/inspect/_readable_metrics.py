@@ -6,7 +6,8 @@ bound decoded as the column's type.
 
 Bounds are decoded with the Rust core's single-value decoder (``value_from_bytes``, which also
 widens bounds written before an int->long, float->double or date->timestamp promotion; spec:
-"Schema Evolution") and turned into Arrow values by :mod:`frazil.table._literals`.
+"Schema Evolution") into Iceberg's physical values (days, microseconds or nanoseconds,
+unscaled decimals), which become one Arrow array per column at once.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import pyarrow as pa
 from frazil import _native
 from frazil.errors import InvalidDataError
 from frazil.schema import Schema
-from frazil.table._literals import literals
 from frazil.table.read import arrow_schema
 from frazil.types import DecimalType, NestedField, UnknownType
 
@@ -138,4 +138,14 @@ class ReadableMetrics:
                 # The decoder gives the unscaled integer.
                 value = decimal.Decimal(value).scaleb(-field_type.scale, _DECIMAL_CONTEXT)
             out.append(value)
-        return literals(out, column.arrow_type)
+        return _arrow_values(out, column.arrow_type)
+
+
+def _arrow_values(physical: list[Any], arrow_type: pa.DataType) -> pa.Array:
+    """Physical values as an array of ``arrow_type``: dates, times and timestamps are their
+    integers (days; micro- or nanoseconds in the type's unit), viewed as the type."""
+    if pa.types.is_date32(arrow_type):
+        return pa.array(physical, pa.int32()).view(arrow_type)
+    if pa.types.is_timestamp(arrow_type) or pa.types.is_time64(arrow_type):
+        return pa.array(physical, pa.int64()).view(arrow_type)
+    return pa.array(physical, arrow_type)

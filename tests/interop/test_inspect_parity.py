@@ -21,6 +21,7 @@ from typing import Any
 
 import frazil
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from java_referee import Warehouse
 
@@ -244,3 +245,85 @@ def test_position_deletes_of_deletion_vectors(deletion_vectors: frazil.StaticTab
     )
     assert all(p.endswith(".puffin") for p in result.column("delete_file_path").to_pylist())
     assert result.column("row").null_count == result.num_rows
+
+
+ROWS_NAME = "stored_rows"
+ROW_TYPE = pa.struct(
+    [
+        pa.field("val", pa.float64(), metadata={b"PARQUET:field_id": b"3"}),
+        pa.field("id", pa.int64(), metadata={b"PARQUET:field_id": b"1"}),
+        pa.field("cat", pa.string(), metadata={b"PARQUET:field_id": b"2"}),
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def stored_rows(tables: Warehouse, tmp_path_factory: pytest.TempPathFactory) -> frazil.StaticTable:
+    """A v2 table with a position delete file that stores the deleted rows (Spark no longer
+    writes them: the file is written here with pyarrow and added through Java's RowDelta),
+    then a column renamed and one added, so ``row`` is projected by field id onto the
+    current schema."""
+    tables.sql(f"CREATE NAMESPACE IF NOT EXISTS {tables.catalog}.{NAMESPACE}")
+    full = tables.name(NAMESPACE, ROWS_NAME)
+    tables.sql(
+        f"CREATE TABLE {full} (id bigint, cat string, val double, d date) USING iceberg "
+        "PARTITIONED BY (cat) TBLPROPERTIES ('format-version'='2')"
+    )
+    tables.sql(
+        f"INSERT INTO {full} SELECT id, CASE WHEN id < 5 THEN 'a' ELSE 'b' END, id * 0.5, "
+        "date_add(date'2024-01-01', cast(id AS int)) FROM range(0, 10)"
+    )
+    metadata = tables.current_metadata_file(NAMESPACE, ROWS_NAME)
+    (target,) = [
+        r["file_path"]
+        for r in frazil.StaticTable.from_metadata(str(metadata)).inspect.data_files().to_pylist()
+        if r["partition"] == {"cat": "a"}
+    ]
+    path = tmp_path_factory.mktemp("deletes") / "stored-rows.parquet"
+    schema = pa.schema(
+        [
+            pa.field("file_path", pa.string(), False, {b"PARQUET:field_id": b"2147483546"}),
+            pa.field("pos", pa.int64(), False, {b"PARQUET:field_id": b"2147483545"}),
+            pa.field("row", ROW_TYPE, True, {b"PARQUET:field_id": b"2147483544"}),
+        ]
+    )
+    deleted = [{"val": 0.5 * i, "id": i, "cat": "a"} for i in (1, 3)]
+    pq.write_table(
+        pa.Table.from_arrays(
+            [pa.array([target, target]), pa.array([1, 3], pa.int64()), pa.array(deleted, ROW_TYPE)],
+            schema=schema,
+        ),
+        path,
+    )
+    java = tables.java
+    table = tables.java_table(NAMESPACE, ROWS_NAME)
+    delete = (
+        java.org.apache.iceberg.FileMetadata.deleteFileBuilder(table.spec())
+        .ofPositionDeletes()
+        .withPath(str(path))
+        .withFormat(java.org.apache.iceberg.FileFormat.PARQUET)
+        .withFileSizeInBytes(path.stat().st_size)
+        .withRecordCount(2)
+        .withPartitionPath("cat=a")
+        .build()
+    )
+    table.newRowDelta().addDeletes(delete).commit()
+    (
+        table.updateSchema()
+        .renameColumn("val", "amount")
+        .addColumn("note", java.org.apache.iceberg.types.Types.StringType.get())
+        .commit()
+    )
+    tables.sql(f"REFRESH TABLE {full}")
+    metadata = tables.current_metadata_file(NAMESPACE, ROWS_NAME)
+    return frazil.StaticTable.from_metadata(str(metadata))
+
+
+def test_position_deletes_with_stored_rows(
+    tables: Warehouse, stored_rows: frazil.StaticTable
+) -> None:
+    result = stored_rows.inspect.position_deletes()
+    assert [r["row"] for r in result.to_pylist()] == [
+        {"id": i, "cat": "a", "amount": 0.5 * i, "d": None, "note": None} for i in (1, 3)
+    ]
+    assert _compare(tables, result, "position_deletes", ROWS_NAME) == 2

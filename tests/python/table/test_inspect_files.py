@@ -318,3 +318,21 @@ def test_an_unknown_column_has_null_bounds(tmp_path: Path) -> None:
     (row,) = w.table().inspect.files().column("readable_metrics").to_pylist()
     assert row["u"]["value_count"] == 3
     assert row["u"]["lower_bound"] is None
+
+
+def test_columns_are_ordered_as_java_strings(tmp_path: Path) -> None:
+    # Java's String.compareTo orders by UTF-16 code units: U+1F600 (D83D DE00) sorts before
+    # U+FFFD, although its code point is larger.
+    schema = {
+        "type": "struct",
+        "schema-id": 0,
+        "fields": [
+            {"id": 1, "name": "\ufffd", "required": False, "type": "int"},
+            {"id": 2, "name": "\U0001f600", "required": False, "type": "int"},
+            {"id": 3, "name": "b", "required": False, "type": "int"},
+        ],
+    }
+    w = TableWriter(tmp_path / "t", schema=schema, specs=({"spec-id": 0, "fields": []},))
+    w.commit(1, T1, [([entry(data_file(w.path("a.parquet")))], 0, "data")])
+    metrics = w.table().inspect.files().schema.field("readable_metrics").type
+    assert metrics.names == ["b", "\U0001f600", "\ufffd"]

@@ -358,7 +358,10 @@ class DataScan:
         duckdb = _optional_module("duckdb", "to_duckdb")
         if connection is None:
             connection = duckdb.connect()
-        connection.register(table_name, self.to_batches())
+        # The scan itself, not one RecordBatchReader: DuckDB asks for a fresh stream
+        # (``__arrow_c_stream__``) at every query, where a reader would be used up by the
+        # first query and give later ones no rows at all.
+        connection.register(table_name, self)
         return connection
 
     def count(self) -> int:

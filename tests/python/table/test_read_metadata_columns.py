@@ -11,7 +11,6 @@ import datetime as dt
 import subprocess
 import sys
 import textwrap
-import types
 from pathlib import Path
 from typing import Any
 
@@ -337,32 +336,6 @@ def test_missing_optional_engine_is_a_clear_error(
     scan = _small(tmp_path).scan()
     with pytest.raises(FrazilError, match=f"{call}.*pip install {module}"):
         getattr(scan, call)(*(("t",) if call == "to_duckdb" else ()))
-
-
-def test_to_polars_and_to_duckdb_hand_over_arrow(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Stand-ins that record what they get (the engines themselves are optional).
-    received: list[Any] = []
-    polars = types.ModuleType("polars")
-    polars.from_arrow = lambda data: received.append(data) or "frame"  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "polars", polars)
-
-    class Connection:
-        def register(self, name: str, data: Any) -> None:
-            received.append((name, data.read_all()))
-
-    duckdb = types.ModuleType("duckdb")
-    duckdb.connect = Connection  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "duckdb", duckdb)
-    scan = _small(tmp_path).scan(selected_fields=("id", "_pos"))
-    assert scan.to_polars() == "frame"
-    assert received[0].to_pylist() == scan.to_arrow().to_pylist()
-    mine = Connection()
-    assert scan.to_duckdb("rows", connection=mine) is mine
-    assert isinstance(scan.to_duckdb("other"), Connection)
-    for name, data in received[1:]:
-        assert name in ("rows", "other") and data.equals(scan.to_arrow())
 
 
 def test_metadata_columns_do_not_import_pandas(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ def mib(n: int) -> str:
     return f"{n / (1 << 20):.0f} MiB"
 
 
-def _cell(out: Outcome | None) -> str:
+def _cell(out: Outcome | None, cpu: bool = False) -> str:
     if out is None:
         return ""
     if out.status.startswith("unsupported"):
@@ -56,12 +56,17 @@ def _cell(out: Outcome | None) -> str:
         return f"not done: {out.status.removeprefix('timed out: ')}"
     if not out.times:
         return f"**{out.status}**"
-    return f"{seconds(min(out.times))} ({seconds(statistics.median(out.times))})"
+    xs = out.cpu if cpu else out.times
+    return f"{seconds(min(xs))} ({seconds(statistics.median(xs))})"
 
 
-def _ratio(ours: Outcome | None, theirs: Outcome | None, stat: Stat) -> float | None:
+def _ratio(
+    ours: Outcome | None, theirs: Outcome | None, stat: Stat, cpu: bool = False
+) -> float | None:
     if ours is None or theirs is None or not ours.times or not theirs.times:
         return None
+    if cpu:
+        return stat(ours.cpu) / stat(theirs.cpu)
     return stat(ours.times) / stat(theirs.times)
 
 
@@ -73,7 +78,10 @@ def _variant_label(tables: ReadTables, name: str) -> str:
 
 
 def times_table(
-    tables: ReadTables, contenders: list[str], outs: dict[tuple[str, str], Outcome]
+    tables: ReadTables,
+    contenders: list[str],
+    outs: dict[tuple[str, str], Outcome],
+    cpu: bool = False,
 ) -> list[str]:
     others = [c for c in contenders if c != "frazil"] if "frazil" in contenders else []
     head = ["variant", "rows read", *(LABELS[c] for c in contenders)]
@@ -81,13 +89,13 @@ def times_table(
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for v in tables.variants:
         row = [_variant_label(tables, v.name), f"{v.rows:,}"]
-        row += [_cell(outs.get((c, v.name))) for c in contenders]
+        row += [_cell(outs.get((c, v.name)), cpu) for c in contenders]
         for c in others:
             theirs = outs.get((c, v.name))
             if theirs is not None and theirs.status != "ok":
                 row.append(theirs.status.split(":")[0])
                 continue
-            lo, med = (_ratio(outs.get(("frazil", v.name)), theirs, s)
+            lo, med = (_ratio(outs.get(("frazil", v.name)), theirs, s, cpu)
                        for s in (min, statistics.median))  # fmt: skip
             row.append(f"{lo:.2f}x / {med:.2f}x" if lo is not None and med is not None else "")
         lines.append("| " + " | ".join(row) + " |")
@@ -173,6 +181,13 @@ def section(
         *times_table(tables, contenders, outcomes),
         "",
         "Ratios: frazil's time over the other's; below 1 means frazil is faster.",
+        "",
+        "### CPU seconds of the process per read (every thread): min (median)",
+        "",
+        *times_table(tables, contenders, outcomes, cpu=True),
+        "",
+        "Not the targets' measure (wall time is), but steadier when the machine is shared: "
+        "a reader that keeps both cores busy and one that waits show here as what they cost.",
         "",
         "### frazil against its targets (by minimum)",
         "",

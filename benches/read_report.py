@@ -137,6 +137,15 @@ def verdicts(
     return lines
 
 
+def _frazil_version() -> str:
+    installed = version("frazil")
+    if installed != "not installed":
+        return installed
+    import frazil  # an editable checkout (a .pth to python/): no distribution metadata
+
+    return f"{getattr(frazil, '__version__', '?')} (from {Path(frazil.__file__).parent})"
+
+
 def _header(small: bool, title: str) -> list[str]:
     scale = " (SMALL SCALE: `--small`, a quick check, not the issue's figures)" if small else ""
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -147,7 +156,7 @@ def _header(small: bool, title: str) -> list[str]:
         "",
         f"- Date: {now}",
         f"- Command: `{command_line()}`",
-        f"- frazil: {version('frazil')}, git {git_revision()}",
+        f"- frazil: {_frazil_version()}, git {git_revision()}",
     ]
 
 

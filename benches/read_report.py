@@ -258,6 +258,10 @@ def memory_section(
         f"merge-on-read DELETE of 10% of the rows, then {v.equality_keys:,} global "
         "equality keys on `id`); "
         f"{v.rows:,} rows left; run took {elapsed:.0f} s",
+        f"- Data files of {v.data_bytes / len(v.data_files) / 1e6:.0f} MB on average (one a day "
+        "of 1M rows, as the full run writes them). frazil reads `read.files-in-flight` files "
+        f"at once (default: the core count, here {os.cpu_count()}), so its peak follows "
+        "the files in flight and their size, not the table's size.",
         "",
         "| reader | rows | batches | largest batch | seconds | RSS after imports | peak RSS |",
         "|---|---|---|---|---|---|---|",

@@ -222,7 +222,9 @@ def section(
         "same snapshot (rows, `sum(id)`, `sum(qty)`, non-null `note` values) and the column "
         "names against each other; the floor's row count against the data files' record "
         "counts. Any difference stops the run. pyiceberg 0.12 refuses equality deletes: "
-        "unsupported, not timed.",
+        "unsupported, not timed. A DuckDB read still running after `--timeout` seconds "
+        "(default 300) is interrupted (`con.interrupt()` from a timer thread) and reported "
+        "as not done, not timed: its equality-delete reads ran for minutes at 1M rows.",
         "- Variants: `INSERT` of the rows (one file a day); `DELETE ... WHERE id % 10 = 3` in "
         "merge-on-read mode (Spark's position delete files); the same data files in a second "
         "table whose partition field is then dropped, with one global equality delete file on "

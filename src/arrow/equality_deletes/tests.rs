@@ -133,3 +133,78 @@ proptest! {
         prop_assert_eq!(got, expected);
     }
 }
+
+/// Java's `Double.compare` equality as a model: NaN equals NaN, -0.0 differs from 0.0.
+fn java_equal_bits(v: f64) -> u64 {
+    if v.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        v.to_bits()
+    }
+}
+
+/// Builds a key column of the tested width from optional longs.
+type ToArray = fn(&[Option<i64>]) -> ArrayRef;
+
+fn float_value() -> impl Strategy<Value = Option<f64>> {
+    proptest::option::of(prop_oneof![
+        Just(0.0),
+        Just(-0.0),
+        Just(f64::NAN),
+        Just(f64::from_bits(0x7ff8_0000_0000_0001)),
+        Just(f64::INFINITY),
+        (-3i32..3).prop_map(f64::from),
+    ])
+}
+
+proptest! {
+    /// One key column held as machine words: ints of several widths, with
+    /// nulls and added in several batches, against a direct model.
+    #[test]
+    fn word_keys_match_exactly_equal_values(
+        batches in proptest::collection::vec(proptest::collection::vec(proptest::option::of(-4i64..4), 0..10), 0..4),
+        data in proptest::collection::vec(proptest::option::of(-4i64..4), 0..40),
+        narrow in any::<bool>(),
+    ) {
+        let (data_type, to_array): (DataType, ToArray) = if narrow {
+            (DataType::Int32, |v| Arc::new(v.iter().map(|x| x.map(|x| x as i32)).collect::<Int32Array>()))
+        } else {
+            (DataType::Int64, |v| Arc::new(v.iter().copied().collect::<Int64Array>()))
+        };
+        let mut set = EqualityDeleteSet::new(schema(&[("id", data_type)])).unwrap();
+        let mut model = HashSet::new();
+        for batch in &batches {
+            set.add(&[to_array(batch)], "d").unwrap();
+            model.extend(batch.iter().copied());
+        }
+        prop_assert_eq!(set.len(), model.len());
+        let expected: Vec<bool> = data.iter().map(|v| model.contains(v)).collect();
+        prop_assert_eq!(mask(&set, &[to_array(&data)]), expected);
+    }
+
+    /// Float keys compare as Java's `Double.compare`, alone (words) and with
+    /// another column (encoded rows).
+    #[test]
+    fn float_keys_compare_as_java(
+        deletes in proptest::collection::vec(float_value(), 0..12),
+        data in proptest::collection::vec(float_value(), 0..30),
+        with_second_column in any::<bool>(),
+    ) {
+        let model: HashSet<Option<u64>> =
+            deletes.iter().map(|v| v.map(java_equal_bits)).collect();
+        let floats = |v: &[Option<f64>]| -> ArrayRef { Arc::new(v.iter().copied().collect::<Float64Array>()) };
+        let expected: Vec<bool> = data.iter().map(|v| model.contains(&v.map(java_equal_bits))).collect();
+        if with_second_column {
+            let ones = |n: usize| -> ArrayRef { Arc::new(Int32Array::from(vec![1; n])) };
+            let mut set = EqualityDeleteSet::new(schema(&[("x", DataType::Float64), ("k", DataType::Int32)])).unwrap();
+            set.add(&[floats(&deletes), ones(deletes.len())], "d").unwrap();
+            prop_assert_eq!(set.len(), model.len());
+            prop_assert_eq!(mask(&set, &[floats(&data), ones(data.len())]), expected);
+        } else {
+            let mut set = EqualityDeleteSet::new(schema(&[("x", DataType::Float64)])).unwrap();
+            set.add(&[floats(&deletes)], "d").unwrap();
+            prop_assert_eq!(set.len(), model.len());
+            prop_assert_eq!(mask(&set, &[floats(&data)]), expected);
+        }
+    }
+}

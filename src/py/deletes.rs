@@ -15,7 +15,7 @@ use roaring::RoaringTreemap;
 
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
-use crate::arrow::position_deletes::PositionDeleteIndex as Index;
+use crate::arrow::position_deletes::{PositionDeleteIndex as Index, PositionDeletesByFile};
 use crate::error::Error;
 use crate::puffin;
 
@@ -220,6 +220,14 @@ impl PyPositionDeleteIndex {
         })
     }
 
+    /// Adds what a position delete file (read into `PositionDeletesByFile`)
+    /// deletes in this index's data file. Returns how many positions.
+    fn add_position_file(&mut self, py: Python<'_>, deletes: &PyPositionDeletesByFile) -> u64 {
+        let data_file = self.data_file.as_str();
+        let inner = &mut self.inner;
+        py.detach(|| inner.add_position_file(&deletes.inner, data_file))
+    }
+
     /// The rows of `batch` (a pyarrow RecordBatch whose first row is at
     /// absolute position `start` of the data file) that are not deleted.
     fn apply<'py>(
@@ -380,8 +388,64 @@ fn read_puffin_blob<'py>(
     Ok(PyBytes::new(py, &data))
 }
 
+/// A position delete file's positions by the data file each row names,
+/// built once from its `file_path` and `pos` columns (pyarrow arrays or
+/// chunked arrays, any string layout incl. dictionary-encoded; not copied)
+/// and shared by every data file it applies to.
+#[pyclass(frozen, module = "frazil._native", name = "PositionDeletesByFile")]
+pub struct PyPositionDeletesByFile {
+    inner: PositionDeletesByFile,
+}
+
+#[pymethods]
+impl PyPositionDeletesByFile {
+    #[new]
+    #[pyo3(signature = (file_paths, positions, source="<position delete file>"))]
+    fn new(
+        py: Python<'_>,
+        file_paths: AnyArray,
+        positions: AnyArray,
+        source: &str,
+    ) -> PyResult<Self> {
+        let paths = chunks(file_paths)?;
+        let positions = chunks(positions)?;
+        let inner = py.detach(|| {
+            run(|| {
+                let total_paths: usize = paths.iter().map(|a| a.len()).sum();
+                let total_positions: usize = positions.iter().map(|a| a.len()).sum();
+                if total_paths != total_positions {
+                    return Err(Error::InvalidData(format!(
+                        "position delete file {source}: {total_paths} file paths but {total_positions} positions"
+                    )));
+                }
+                let mut by_file = PositionDeletesByFile::new();
+                for (paths, positions) in aligned(paths, positions)? {
+                    by_file.add(paths.as_ref(), positions.as_ref(), source)?;
+                }
+                Ok(by_file)
+            })
+        })?;
+        Ok(PyPositionDeletesByFile { inner })
+    }
+
+    /// How many positions the file deletes in `data_file`.
+    fn count(&self, data_file: &str) -> u64 {
+        self.inner.get(data_file).map_or(0, |p| p.len())
+    }
+
+    /// How many data files the rows name.
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __contains__(&self, data_file: &str) -> bool {
+        self.inner.get(data_file).is_some()
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPositionDeleteIndex>()?;
+    m.add_class::<PyPositionDeletesByFile>()?;
     m.add_function(wrap_pyfunction!(encode_deletion_vector, m)?)?;
     m.add_function(wrap_pyfunction!(write_deletion_vector_puffin, m)?)?;
     m.add_function(wrap_pyfunction!(read_puffin_footer, m)?)?;

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from frazil import _native
 from frazil.errors import FrazilError, InvalidDataError
 from frazil.io._arrow import open_arrow_file
-from frazil.table._literals import literal
 from frazil.table._memo import shared_lru
 
 POSITION_DELETES = 1
@@ -26,13 +23,15 @@ POS_COLUMN = "pos"
 
 
 @shared_lru(32)
-def _positions_by_file(location: str, raw: _native.RawFileIO) -> dict[str, pa.Array]:
+def _positions_by_file(location: str, raw: _native.RawFileIO) -> _native.PositionDeletesByFile:
     """A position delete file's positions by data file, read once: a partition-scoped delete
     file applies to every data file of its partition (cached for the files read next)."""
     try:
         # ParquetFile, not pq.read_table: that goes through pyarrow.dataset, which imports
-        # pandas.
-        with pq.ParquetFile(open_arrow_file(raw, location), pre_buffer=True) as parquet:
+        # pandas. Paths read dictionary-encoded: a file names few data files, many times.
+        with pq.ParquetFile(
+            open_arrow_file(raw, location), pre_buffer=True, read_dictionary=[FILE_PATH_COLUMN]
+        ) as parquet:
             table = parquet.read(columns=[FILE_PATH_COLUMN, POS_COLUMN])
     except FrazilError:
         raise
@@ -40,22 +39,9 @@ def _positions_by_file(location: str, raw: _native.RawFileIO) -> dict[str, pa.Ar
         raise InvalidDataError(
             f"{location}: cannot read the position delete file: {error}"
         ) from None
-    # Grouped by data file without acero (whose import pulls in pandas): the rows sorted by
-    # the path's dictionary code, then cut where the code changes.
-    encoded = pc.dictionary_encode(table.column(FILE_PATH_COLUMN).combine_chunks())
-    order = pc.sort_indices(encoded.indices)
-    codes = pc.take(encoded.indices, order)
-    positions = pc.take(table.column(POS_COLUMN).combine_chunks(), order)
-    counts = pc.value_counts(codes)
-    out: dict[str, pa.Array] = {}
-    start = 0
-    paths = encoded.dictionary.to_pylist()
-    for code, count in zip(
-        counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True
-    ):
-        out[paths[code]] = positions.slice(start, count)
-        start += count
-    return out
+    return _native.PositionDeletesByFile(
+        table.column(FILE_PATH_COLUMN), table.column(POS_COLUMN), location
+    )
 
 
 def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDeleteIndex | None:
@@ -90,10 +76,7 @@ def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDelet
                 io=raw,
             )
         elif file_format == "PARQUET":
-            positions = _positions_by_file(delete.file_path, raw).get(data_path)
-            if positions is not None:
-                paths = pa.repeat(literal(data_path, pa.string()), len(positions))
-                index.add_positions(paths, positions, source=delete.file_path)
+            index.add_position_file(_positions_by_file(delete.file_path, raw))
         else:
             raise InvalidDataError(
                 f"{delete.file_path}: reading {file_format} position delete files is not "

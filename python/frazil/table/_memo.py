@@ -15,6 +15,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import ParamSpec, TypeVar
 
+from frazil.errors import FrazilTypeError
+
 __all__ = ["shared_lru"]
 
 P = ParamSpec("P")
@@ -40,7 +42,7 @@ def shared_lru(maxsize: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
         @functools.wraps(function)
         def cached(*args: P.args, **kwargs: P.kwargs) -> R:
             if kwargs:
-                raise TypeError(f"{function.__name__} takes positional arguments only")
+                raise FrazilTypeError(f"{function.__name__} takes positional arguments only")
             key: Hashable = args
             found, value = lookup(key)
             if found:

@@ -220,3 +220,111 @@ proptest! {
         prop_assert_eq!(index.positions().iter().collect::<BTreeSet<_>>(), expected);
     }
 }
+
+#[test]
+fn a_delete_file_by_data_file_reads_every_layout_and_refuses_bad_rows() {
+    let positions = Int64Array::from(vec![1, 2, 3, 0]);
+    let layouts: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec!["x", "y", "x", "x"])),
+        Arc::new(LargeStringArray::from(vec!["x", "y", "x", "x"])),
+        Arc::new(StringViewArray::from(vec!["x", "y", "x", "x"])),
+        Arc::new(
+            vec!["x", "y", "x", "x"]
+                .into_iter()
+                .collect::<DictionaryArray<Int32Type>>(),
+        ),
+    ];
+    for paths in layouts {
+        let mut by_file = PositionDeletesByFile::new();
+        by_file.add(paths.as_ref(), &positions, "d").unwrap();
+        assert_eq!(by_file.len(), 2);
+        let mut index = PositionDeleteIndex::new();
+        assert_eq!(index.add_position_file(&by_file, "x"), 3);
+        assert_eq!(index.positions().iter().collect::<Vec<_>>(), vec![0, 1, 3]);
+        assert_eq!(index.add_position_file(&by_file, "z"), 0);
+    }
+    // An empty dictionary-encoded column (an empty delete file read with
+    // dictionary paths): arrow's normalized_keys would panic on it.
+    let empty: DictionaryArray<Int32Type> = Vec::<&str>::new().into_iter().collect();
+    let mut by_file = PositionDeletesByFile::new();
+    by_file
+        .add(&empty, &Int64Array::from(Vec::<i64>::new()), "d")
+        .unwrap();
+    assert!(by_file.is_empty());
+    let mut index = PositionDeleteIndex::new();
+    index
+        .add_position_deletes("x", &empty, &Int64Array::from(Vec::<i64>::new()), "d")
+        .unwrap();
+    let paths = StringArray::from(vec!["a", "b"]);
+    let refused = |result: Result<()>, wanted: &str| match result {
+        Err(Error::InvalidData(m)) | Err(Error::TypeMismatch(m)) => {
+            assert!(m.contains("pd.parquet") && m.contains(wanted), "{m}")
+        }
+        other => panic!("{other:?}"),
+    };
+    // Any data file's bad row refuses the whole file: it is corrupt.
+    refused(
+        by_file.add(&paths, &Int64Array::from(vec![0, -2]), "pd.parquet"),
+        "negative position -2 in row 1",
+    );
+    refused(
+        by_file.add(&paths, &Int64Array::from(vec![Some(1), None]), "pd.parquet"),
+        "pos is null in row 1",
+    );
+    refused(
+        by_file.add(
+            &StringArray::from(vec![Some("a"), None]),
+            &Int64Array::from(vec![1, 2]),
+            "pd.parquet",
+        ),
+        "file_path is null in row 1",
+    );
+    refused(
+        by_file.add(&paths, &Int64Array::from(vec![1]), "pd.parquet"),
+        "2 file paths but 1 positions",
+    );
+    refused(
+        by_file.add(
+            &Int32Array::from(vec![1, 2]),
+            &Int64Array::from(vec![1, 2]),
+            "pd.parquet",
+        ),
+        "file_path must be a string column",
+    );
+}
+
+proptest! {
+    /// Every data file's positions, whatever the row order and however the
+    /// rows are split into batches, against a direct model.
+    #[test]
+    fn a_delete_file_by_data_file_holds_each_files_positions(
+        rows in proptest::collection::vec((0usize..4, 0i64..100_000), 0..400),
+        sort in any::<bool>(),
+        dictionary in any::<bool>(),
+        split in 0usize..400,
+    ) {
+        let mut rows = rows;
+        if sort {
+            rows.sort();
+        }
+        let names = ["s3://b/f0.parquet", "s3://b/f1.parquet", "f2", ""];
+        let mut by_file = PositionDeletesByFile::new();
+        let split = split.min(rows.len());
+        for part in [&rows[..split], &rows[split..]] {
+            let paths: ArrayRef = if dictionary {
+                Arc::new(part.iter().map(|(f, _)| names[*f]).collect::<DictionaryArray<Int32Type>>())
+            } else {
+                Arc::new(StringArray::from(part.iter().map(|(f, _)| names[*f]).collect::<Vec<_>>()))
+            };
+            let positions = Int64Array::from(part.iter().map(|(_, p)| *p).collect::<Vec<_>>());
+            by_file.add(paths.as_ref(), &positions, "d").unwrap();
+        }
+        for (f, name) in names.iter().enumerate() {
+            let expected: BTreeSet<u64> =
+                rows.iter().filter(|(g, _)| *g == f).map(|(_, p)| *p as u64).collect();
+            let got: BTreeSet<u64> =
+                by_file.get(name).map(|b| b.iter().collect()).unwrap_or_default();
+            prop_assert_eq!(got, expected);
+        }
+    }
+}

@@ -70,14 +70,43 @@ def _prune(fields: tuple[t.NestedField, ...], ids: set[int]) -> tuple[t.NestedFi
     for f in fields:
         if f.field_id in ids:
             kept.append(f)
-        elif isinstance(f.field_type, t.StructType):
-            children = _prune(f.field_type.fields, ids)
-            if children:
-                kept.append(_replace_type(f, t.StructType(children)))
-        elif f.field_type.is_nested and _has_any(f.field_type, ids):
-            # A list or map whose nested fields are selected is read whole.
-            kept.append(f)
+        else:
+            pruned = _prune_type(f.field_type, ids)
+            if pruned is not None:
+                kept.append(_replace_type(f, pruned))
     return tuple(kept)
+
+
+def _prune_type(field_type: t.IcebergType, ids: set[int]) -> t.IcebergType | None:
+    """``field_type`` with only what ``ids`` select below it (None when nothing), as Java's
+    ``PruneColumns``: a selected list element or map value brings all of it; fields selected
+    inside a list's element struct or a map's value struct keep only those fields (the map
+    keys whole); a map whose key alone is selected is read whole."""
+    if isinstance(field_type, t.StructType):
+        children = _prune(field_type.fields, ids)
+        return t.StructType(children) if children else None
+    if isinstance(field_type, t.ListType):
+        if field_type.element_id in ids:
+            return field_type
+        element = _prune_type(field_type.element_type, ids)
+        if element is None:
+            return None
+        return t.ListType(field_type.element_id, element, field_type.element_required)
+    if isinstance(field_type, t.MapType):
+        if field_type.value_id in ids:
+            return field_type
+        value = _prune_type(field_type.value_type, ids)
+        if value is not None:
+            return t.MapType(
+                field_type.key_id,
+                field_type.key_type,
+                field_type.value_id,
+                value,
+                field_type.value_required,
+            )
+        if field_type.key_id in ids or _has_any(field_type.key_type, ids):
+            return field_type
+    return None
 
 
 def _replace_type(f: t.NestedField, field_type: t.IcebergType) -> t.NestedField:
@@ -92,8 +121,9 @@ def _has_any(field_type: t.IcebergType, ids: set[int]) -> bool:
 
 def select_schema(schema: Schema, names: Sequence[str], case_sensitive: bool = True) -> Schema:
     """The schema of the columns ``names`` (Java's ``Schema.select``): ``"*"`` selects all, a
-    struct brings all its fields, a nested name (``"location.lat"``) brings its parents with
-    only that child. An unknown name is :class:`UnknownFieldError`."""
+    struct brings all its fields, a nested name (``"location.lat"``, ``"points.element.x"``,
+    ``"attrs.value.y"``) brings its parents with only that child, also through lists and map
+    values. An unknown name is :class:`UnknownFieldError`."""
     if "*" in names:
         return schema
     ids = set()

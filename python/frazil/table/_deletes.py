@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from frazil import _native
 from frazil.errors import FrazilError, InvalidDataError
 from frazil.io._arrow import open_arrow_file
+from frazil.table._formats import open_data_file, read_whole
 from frazil.table._literals import literal
 
 POSITION_DELETES = 1
@@ -26,14 +27,24 @@ POS_COLUMN = "pos"
 
 
 @functools.lru_cache(maxsize=32)
-def _positions_by_file(location: str, raw: _native.RawFileIO) -> dict[str, pa.Array]:
+def _positions_by_file(
+    location: str, raw: _native.RawFileIO, file_format: str = "PARQUET"
+) -> dict[str, pa.Array]:
     """A position delete file's positions by data file, read once: a partition-scoped delete
     file applies to every data file of its partition (cached for the files read next)."""
     try:
-        # ParquetFile, not pq.read_table: that goes through pyarrow.dataset, which imports
-        # pandas.
-        with pq.ParquetFile(open_arrow_file(raw, location), pre_buffer=True) as parquet:
-            table = parquet.read(columns=[FILE_PATH_COLUMN, POS_COLUMN])
+        if file_format == "PARQUET":
+            # ParquetFile, not pq.read_table: that goes through pyarrow.dataset, which
+            # imports pandas.
+            with pq.ParquetFile(open_arrow_file(raw, location), pre_buffer=True) as parquet:
+                table = parquet.read(columns=[FILE_PATH_COLUMN, POS_COLUMN])
+        else:  # ORC and Avro delete files, as Java writes them for tables of those formats
+            with open_data_file(file_format, raw, location) as source:
+                columns = [FILE_PATH_COLUMN, POS_COLUMN]
+                table = pa.Table.from_batches(
+                    list(read_whole(source, columns)),
+                    schema=pa.schema([source.schema_arrow.field(c) for c in columns]),
+                )
     except FrazilError:
         raise
     except Exception as error:  # pyarrow raises ArrowInvalid, KeyError, OSError...
@@ -89,8 +100,8 @@ def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDelet
                 referenced_data_file=delete.referenced_data_file,
                 io=raw,
             )
-        elif file_format == "PARQUET":
-            positions = _positions_by_file(delete.file_path, raw).get(data_path)
+        elif file_format in ("PARQUET", "ORC", "AVRO"):
+            positions = _positions_by_file(delete.file_path, raw, file_format).get(data_path)
             if positions is not None:
                 paths = pa.repeat(literal(data_path, pa.string()), len(positions))
                 index.add_positions(paths, positions, source=delete.file_path)

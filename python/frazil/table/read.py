@@ -24,14 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from frazil import _native
 from frazil import expressions as ex
 from frazil import types as t
 from frazil.errors import FrazilError, InvalidDataError, UnknownFieldError, ValidationError
 from frazil.io import IOLike, raw
-from frazil.io._arrow import open_arrow_file
 from frazil.name_mapping import NameMapping
 from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
@@ -39,8 +37,8 @@ from frazil.table import _metadata_columns as meta
 from frazil.table._arrow_project import FileField, file_fields, plan_projection
 from frazil.table._deletes import position_deletes
 from frazil.table._equality import deleted_mask, equality_deletes
+from frazil.table._formats import open_data_file
 from frazil.table._row_filter import compile_filter, filter_columns
-from frazil.table._row_groups import row_group_filter
 
 if TYPE_CHECKING:
     from frazil.table.scan import DataScan
@@ -136,26 +134,6 @@ def select_schema(schema: Schema, names: Sequence[str], case_sensitive: bool = T
 
 
 # --- one task ----------------------------------------------------------------------------------
-
-
-def _row_groups(metadata: pq.FileMetaData, start: int, length: int) -> list[tuple[int, int]]:
-    """(row group, position of its first row) for the groups a byte range owns: those whose
-    midpoint (first column chunk's start plus half the compressed size) lies in the range."""
-    owned = []
-    first_row = 0
-    for index in range(metadata.num_row_groups):
-        group = metadata.row_group(index)
-        if group.num_columns:
-            chunk = group.column(0)
-            offset = chunk.data_page_offset
-            dictionary = chunk.dictionary_page_offset
-            if chunk.has_dictionary_page and dictionary is not None and 0 < dictionary < offset:
-                offset = dictionary
-            size = sum(group.column(c).total_compressed_size for c in range(group.num_columns))
-            if start <= offset + size // 2 < start + length:
-                owned.append((index, first_row))
-        first_row += group.num_rows
-    return owned
 
 
 def _runs(groups: list[tuple[int, int]]) -> list[tuple[list[int], int]]:
@@ -325,9 +303,6 @@ def read_task(
     compiled = compile_filter(residual, table_schema)
     if compiled.always is False or limit == 0:
         return
-    file_format = str(task.file.file_format).upper()
-    if file_format != "PARQUET":
-        raise InvalidDataError(f"{location}: reading {file_format} data files is not supported yet")
     deletes = position_deletes(task, raw(io))
     equality = equality_deletes(task, raw(io), [table_schema, *schemas])
     needed = [c.field_id for c in compiled.columns] + [i for g in equality for i in g.field_ids]
@@ -353,18 +328,10 @@ def read_task(
             task.file.data_sequence_number,
         )
     ranges = meta.Positions() if metadata_columns else None
-    try:
-        parquet = pq.ParquetFile(
-            open_arrow_file(raw(io), location),
-            pre_buffer=True,
-            coerce_int96_timestamp_unit="us",
-        )
-    except (pa.ArrowInvalid, OSError) as error:
-        if isinstance(error, FrazilError):
-            raise
-        raise InvalidDataError(f"{location}: not a readable Parquet file: {error}") from None
-    with parquet:
-        fields: tuple[FileField, ...] = file_fields(parquet.schema_arrow, location, name_mapping)
+    # Parquet, ORC or Avro: each gives its columns with field ids (see _formats).
+    source = open_data_file(str(task.file.file_format), raw(io), location)
+    with source:
+        fields: tuple[FileField, ...] = file_fields(source.schema_arrow, location, name_mapping)
         projection = plan_projection(
             fields,
             projected.fields + extras + lineage,
@@ -372,15 +339,14 @@ def read_task(
             location,
             _constants(task, specs),
         )
-        groups = _row_groups(parquet.metadata, task.start, task.length)
+        groups = source.groups(task.start, task.length)
         if compiled.always is None and groups:
-            might_match = row_group_filter(residual, table_schema, fields, parquet.metadata)
-            groups = [g for g in groups if might_match(parquet.metadata.row_group(g[0]))]
+            groups = source.prune(groups, residual, table_schema, fields)
         produced = 0
         for run, first_row in _runs(groups):
             position = first_row
             try:
-                batches = parquet.iter_batches(
+                batches = source.iter_batches(
                     batch_size=batch_size,
                     row_groups=run,
                     columns=list(projection.columns),

@@ -37,7 +37,8 @@ from frazil.table._row_groups import row_group_filter
 
 __all__ = ["DataSource", "open_data_file", "read_whole"]
 
-Group = tuple[int, int]
+# (unit: row group, stripe or 0 for Avro, position of its first row, its compressed bytes)
+Group = tuple[int, int, int]
 
 
 class DataSource(Protocol):
@@ -49,7 +50,8 @@ class DataSource(Protocol):
         ...
 
     def groups(self, start: int, length: int) -> list[Group]:
-        """(unit, position of its first row) for the units the byte range owns."""
+        """(unit, position of its first row, compressed bytes) for the units the byte range
+        owns."""
         ...
 
     def prune(
@@ -90,7 +92,7 @@ def read_whole(
 ) -> Iterator[pa.RecordBatch]:
     """Every row of ``columns`` of an open source (a delete file, read whole)."""
     groups = source.groups(0, 1 << 62)
-    return source.iter_batches(batch_size, [g for g, _ in groups], columns, True)
+    return source.iter_batches(batch_size, [g[0] for g in groups], columns, True)
 
 
 # --- Parquet -----------------------------------------------------------------------------------
@@ -127,7 +129,7 @@ class _Parquet:
                     offset = dictionary
                 size = sum(group.column(c).total_compressed_size for c in range(group.num_columns))
                 if start <= offset + size // 2 < start + length:
-                    owned.append((index, first_row))
+                    owned.append((index, first_row, size))
             first_row += group.num_rows
         return owned
 
@@ -232,8 +234,8 @@ def _messages(data: bytes) -> Iterator[tuple[int, int | bytes]]:
             raise ValueError(f"unsupported protobuf wire type {wire}")
 
 
-def orc_stripes(file_tail: bytes) -> list[tuple[int, int]]:
-    """(offset, number of rows) of each stripe, from the serialized ORC ``FileTail`` (its
+def orc_stripes(file_tail: bytes) -> list[tuple[int, int, int]]:
+    """(offset, number of rows, bytes) of each stripe, from the serialized ORC ``FileTail`` (its
     ``footer``'s ``stripes``: ORC's orc_proto.proto). pyarrow exposes neither."""
     stripes = []
     for number, footer in _messages(file_tail):
@@ -243,7 +245,8 @@ def orc_stripes(file_tail: bytes) -> list[tuple[int, int]]:
             if field != 3 or not isinstance(stripe, bytes):
                 continue
             info = {n: v for n, v in _messages(stripe) if isinstance(v, int)}
-            stripes.append((info.get(1, 0), info.get(5, 0)))
+            size = info.get(2, 0) + info.get(3, 0) + info.get(4, 0)
+            stripes.append((info.get(1, 0), info.get(5, 0), size))
     return stripes
 
 
@@ -276,9 +279,9 @@ class _Orc:
             )
         owned = []
         first_row = 0
-        for index, (offset, rows) in enumerate(stripes):
+        for index, (offset, rows, size) in enumerate(stripes):
             if start <= offset < start + length:
-                owned.append((index, first_row))
+                owned.append((index, first_row, size))
             first_row += rows
         return owned
 
@@ -339,7 +342,7 @@ class _Avro:
     def groups(self, start: int, length: int) -> list[Group]:
         first_row, rows = self._file.rows_in(start, length)
         self._range = (start, length)
-        return [(0, first_row)] if rows else []
+        return [(0, first_row, self._file.size)] if rows else []
 
     def prune(
         self,

@@ -136,10 +136,10 @@ def select_schema(schema: Schema, names: Sequence[str], case_sensitive: bool = T
 # --- one task ----------------------------------------------------------------------------------
 
 
-def _runs(groups: list[tuple[int, int]]) -> list[tuple[list[int], int]]:
+def _runs(groups: list[tuple[int, int, int]]) -> list[tuple[list[int], int]]:
     """Consecutive row groups read together (their positions stay contiguous)."""
     runs: list[tuple[list[int], int]] = []
-    for index, first_row in groups:
+    for index, first_row, _ in groups:
         if runs and runs[-1][0][-1] == index - 1:
             runs[-1][0].append(index)
         else:

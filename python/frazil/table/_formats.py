@@ -20,7 +20,7 @@ of the chosen top-level columns:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 import pyarrow as pa
@@ -261,7 +261,6 @@ class _Orc:
                 raise
             raise InvalidDataError(f"{location}: not a readable ORC file: {error}") from None
         self._schema = pa.schema([_orc_field(schema.field(i)) for i in range(len(schema))])
-        self._raw_schema = schema
 
     @property
     def schema_arrow(self) -> pa.Schema:
@@ -294,30 +293,25 @@ class _Orc:
     ) -> list[Group]:
         return groups  # no stripe statistics pruning: the residual filters the rows
 
-    def _cast(self, columns: list[str]) -> Callable[[pa.RecordBatch], pa.RecordBatch]:
-        target = pa.schema([self._schema.field(name) for name in columns])
-        source = pa.schema([self._raw_schema.field(name) for name in columns])
-        if [f.type for f in target] == [f.type for f in source]:
-            return lambda batch: batch
-
-        def cast(batch: pa.RecordBatch) -> pa.RecordBatch:
-            try:
-                return batch.cast(target)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
-                raise InvalidDataError(
-                    f"{self._location}: ORC columns do not fit their Iceberg type attributes: "
-                    f"{error}"
-                ) from None
-
-        return cast
+    def _cast(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """``batch`` (columns as pyarrow reads them, in the file's order) with the Iceberg
+        types of their attributes."""
+        target = pa.schema([self._schema.field(name) for name in batch.schema.names])
+        if [f.type for f in target] == batch.schema.types:
+            return batch
+        try:
+            return batch.cast(target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+            raise InvalidDataError(
+                f"{self._location}: ORC columns do not fit their Iceberg type attributes: {error}"
+            ) from None
 
     def iter_batches(
         self, batch_size: int, row_groups: list[int], columns: list[str], use_threads: bool
     ) -> Iterator[pa.RecordBatch]:
-        cast = self._cast(columns)
         for index in row_groups:
             stripe = self._file.read_stripe(index, columns=columns)
-            yield from _slices(cast(stripe), batch_size)
+            yield from _slices(self._cast(stripe), batch_size)
 
     def __enter__(self) -> _Orc:
         return self

@@ -209,7 +209,8 @@ fn id_metadata(id: i32) -> HashMap<String, String> {
 /// The Arrow field of an Iceberg field, as the decoder builds its column
 /// (every field nullable, as the decoder's types are), with ids attached.
 fn with_id(field: &NestedField) -> Field {
-    Field::new(field.name.clone(), typed(&field.field_type), true).with_metadata(id_metadata(field.id))
+    Field::new(field.name.clone(), typed(&field.field_type), true)
+        .with_metadata(id_metadata(field.id))
 }
 
 fn typed(ty: &Type) -> DataType {

@@ -1,8 +1,6 @@
 use std::sync::Arc;
 
-use arrow_array::{
-    Array, ArrayRef, Int32Array, Int64Array, ListArray, StringArray, StructArray,
-};
+use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, ListArray, StringArray, StructArray};
 use arrow_buffer::OffsetBuffer;
 use arrow_schema::DataType;
 use proptest::prelude::*;
@@ -22,9 +20,11 @@ fn sample_fields() -> Vec<NestedField> {
             Type::List {
                 element_id: 4,
                 element_required: true,
-                element: Box::new(Type::Struct(vec![
-                    NestedField::optional(5, "x", Type::Primitive(P::Int)),
-                ])),
+                element: Box::new(Type::Struct(vec![NestedField::optional(
+                    5,
+                    "x",
+                    Type::Primitive(P::Int),
+                )])),
             },
         ),
     ]
@@ -35,9 +35,18 @@ fn sample_fields() -> Vec<NestedField> {
 fn sample_file(rows: usize, padded: bool) -> (Vec<u8>, StructArray) {
     let fields = sample_fields();
     let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(0..rows as i64));
-    let names: ArrayRef = Arc::new(StringArray::from_iter(
-        (0..rows).map(|i| (i % 3 != 0).then(|| format!("n{i}{}", if padded { "x".repeat(10_000) } else { String::new() }))),
-    ));
+    let names: ArrayRef = Arc::new(StringArray::from_iter((0..rows).map(|i| {
+        (i % 3 != 0).then(|| {
+            format!(
+                "n{i}{}",
+                if padded {
+                    "x".repeat(10_000)
+                } else {
+                    String::new()
+                }
+            )
+        })
+    })));
     let xs = Int32Array::from_iter((0..rows * 2).map(|i| (i % 5 != 0).then_some(i as i32)));
     let element_type = arrow_type(&fields[2].field_type);
     let DataType::List(element_field) = element_type else {
@@ -102,8 +111,8 @@ fn splits_own_the_blocks_whose_sync_marker_starts_in_them() {
         assert_eq!(first, 0);
         assert_eq!(second as usize, a.num_rows(), "cut at {cut}");
         assert_eq!(a.num_rows() + b.num_rows(), 40, "cut at {cut}");
-        let ids = arrow_select::concat::concat(&[a.column(0).as_ref(), b.column(0).as_ref()])
-            .unwrap();
+        let ids =
+            arrow_select::concat::concat(&[a.column(0).as_ref(), b.column(0).as_ref()]).unwrap();
         assert_eq!(ids.to_data(), rows.column(0).to_data());
         seen.push(a.num_rows());
     }
@@ -193,7 +202,8 @@ fn arb_primitive() -> impl Strategy<Value = Type> {
         Just(P::Long),
         Just(P::Float),
         Just(P::Double),
-        (1u32..=38).prop_flat_map(|p| (Just(p), 0..=p))
+        (1u32..=38)
+            .prop_flat_map(|p| (Just(p), 0..=p))
             .prop_map(|(precision, scale)| P::Decimal { precision, scale }),
         Just(P::Date),
         Just(P::Time),

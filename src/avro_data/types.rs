@@ -139,7 +139,11 @@ fn decimal(object: Option<&Map<String, Value>>, path: &str) -> Result<PrimitiveT
     Ok(PrimitiveType::Decimal { precision, scale })
 }
 
-fn register<'a>(object: &'a Map<String, Value>, json: &'a Value, names: &mut HashMap<String, &'a Value>) {
+fn register<'a>(
+    object: &'a Map<String, Value>,
+    json: &'a Value,
+    names: &mut HashMap<String, &'a Value>,
+) {
     if let Some(name) = object.get("name").and_then(Value::as_str) {
         names.insert(name.to_owned(), json);
         if let Some(namespace) = object.get("namespace").and_then(Value::as_str) {
@@ -187,7 +191,9 @@ fn convert_object<'a>(
     path: &str,
     depth: usize,
 ) -> Result<(Type, bool)> {
-    let kind = object.get("type").ok_or_else(|| bad(path, "schema without a type"))?;
+    let kind = object
+        .get("type")
+        .ok_or_else(|| bad(path, "schema without a type"))?;
     let Some(kind) = kind.as_str() else {
         // {"type": {...}} or {"type": [...]}: a wrapped schema.
         return convert(kind, names, path, depth + 1);

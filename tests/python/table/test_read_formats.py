@@ -12,6 +12,7 @@ formats.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
@@ -490,7 +491,7 @@ def test_orc_stripes_from_the_footer(tmp_path: Path) -> None:
     assert sum(rows for _, rows, _ in stripes) == 20000
     assert stripes[0][0] == 3  # right after the "ORC" magic
     # Each stripe ends where the next starts.
-    for (offset, _, size), (following, _, _) in zip(stripes, stripes[1:], strict=False):
+    for (offset, _, size), (following, _, _) in itertools.pairwise(stripes):
         assert offset + size == following
 
 

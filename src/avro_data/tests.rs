@@ -141,7 +141,7 @@ fn reads_java_shapes_of_logical_types() {
       {"name":"u","type":{"type":"fixed","name":"uuid_fixed","size":16,"logicalType":"uuid"},"field-id":5},
       {"name":"m","type":{"type":"array","logicalType":"map","items":{"type":"record","name":"k7_v8",
         "fields":[{"name":"key","type":"int","field-id":7},{"name":"value","type":["null","string"],"field-id":8}]}},"field-id":6},
-      {"name":"s","type":{"type":"map","values":"date","key-id":10,"value-id":11},"field-id":9},
+      {"name":"s","type":{"type":"map","values":{"type":"int","logicalType":"date"},"key-id":10,"value-id":11},"field-id":9},
       {"name":"t","type":{"type":"long","logicalType":"time-micros"},"field-id":12},
       {"name":"x_x2Dy","iceberg-field-name":"x-y","type":"null","field-id":13},
       {"name":"extra","type":"int"}

@@ -7,6 +7,7 @@
 
 pub mod arrow;
 pub mod avro;
+pub mod avro_data;
 pub mod error;
 pub mod expr;
 pub mod io;

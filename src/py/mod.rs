@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod arrow;
+mod avro_data;
 mod deletes;
 mod equality_deletes;
 mod errors;
@@ -30,6 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     manifest::register(m)?;
     scan::register(m)?;
     read::register(m)?;
+    avro_data::register(m)?;
     values::register(m)?;
     expressions::register(m)?;
     expressions_test_hooks::register(m)?;

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from frazil import _native
 from frazil.errors import FrazilError, InvalidDataError
 from frazil.io._arrow import open_arrow_file
+from frazil.table._formats import open_data_file, read_whole
 from frazil.table._memo import shared_lru
 
 POSITION_DELETES = 1
@@ -23,16 +25,27 @@ POS_COLUMN = "pos"
 
 
 @shared_lru(32)
-def _positions_by_file(location: str, raw: _native.RawFileIO) -> _native.PositionDeletesByFile:
+def _positions_by_file(
+    location: str, raw: _native.RawFileIO, file_format: str
+) -> _native.PositionDeletesByFile:
     """A position delete file's positions by data file, read once: a partition-scoped delete
     file applies to every data file of its partition (cached for the files read next)."""
+    columns = [FILE_PATH_COLUMN, POS_COLUMN]
     try:
-        # ParquetFile, not pq.read_table: that goes through pyarrow.dataset, which imports
-        # pandas. Paths read dictionary-encoded: a file names few data files, many times.
-        with pq.ParquetFile(
-            open_arrow_file(raw, location), pre_buffer=True, read_dictionary=[FILE_PATH_COLUMN]
-        ) as parquet:
-            table = parquet.read(columns=[FILE_PATH_COLUMN, POS_COLUMN])
+        if file_format == "PARQUET":
+            # ParquetFile, not pq.read_table: that goes through pyarrow.dataset, which
+            # imports pandas. Paths read dictionary-encoded: a file names few data files,
+            # many times.
+            with pq.ParquetFile(
+                open_arrow_file(raw, location), pre_buffer=True, read_dictionary=[FILE_PATH_COLUMN]
+            ) as parquet:
+                table = parquet.read(columns=columns)
+        else:  # ORC and Avro delete files, as Java writes them for tables of those formats
+            with open_data_file(file_format, raw, location) as source:
+                table = pa.Table.from_batches(
+                    list(read_whole(source, columns)),
+                    schema=pa.schema([source.schema_arrow.field(c) for c in columns]),
+                )
     except FrazilError:
         raise
     except Exception as error:  # pyarrow raises ArrowInvalid, KeyError, OSError...
@@ -75,8 +88,8 @@ def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDelet
                 referenced_data_file=delete.referenced_data_file,
                 io=raw,
             )
-        elif file_format == "PARQUET":
-            index.add_position_file(_positions_by_file(delete.file_path, raw))
+        elif file_format in ("PARQUET", "ORC", "AVRO"):
+            index.add_position_file(_positions_by_file(delete.file_path, raw, file_format))
         else:
             raise InvalidDataError(
                 f"{delete.file_path}: reading {file_format} position delete files is not "

@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from frazil import _native
 from frazil import types as t
-from frazil.errors import FrazilError, InvalidDataError
-from frazil.io._arrow import open_arrow_file
+from frazil.errors import InvalidDataError
 from frazil.schema import Schema
 from frazil.table._arrow_project import file_fields, plan_projection
+from frazil.table._formats import open_data_file, read_whole
 from frazil.table._memo import shared_lru
 
 EQUALITY_DELETES = 2
@@ -51,18 +50,18 @@ def deleted_mask(deletes: EqualityDeletes, columns: Sequence[pa.Array]) -> pa.Ar
 
 @shared_lru(16)
 def _read_keys(
-    location: str, field_ids: tuple[int, ...], schema_json: str, raw: _native.RawFileIO
+    location: str,
+    file_format: str,
+    field_ids: tuple[int, ...],
+    schema_json: str,
+    raw: _native.RawFileIO,
 ) -> pa.Table:
     """One delete file's key rows (cached: a delete file applies to many data files)."""
     schema = Schema.from_json(json.loads(schema_json))
-    try:
-        parquet = pq.ParquetFile(open_arrow_file(raw, location), pre_buffer=True)
-    except FrazilError:
-        raise
-    except Exception as error:
-        raise InvalidDataError(f"{location}: not a readable Parquet file: {error}") from None
-    with parquet:
-        fields = file_fields(parquet.schema_arrow, location, None)
+    # Parquet, ORC or Avro (Java writes delete files in the table's format).
+    source = open_data_file(file_format, raw, location)
+    with source:
+        fields = file_fields(source.schema_arrow, location, None)
         targets = []
         for field_id in field_ids:
             target = schema.find_field(field_id)
@@ -74,7 +73,7 @@ def _read_keys(
             targets.append(target)
         arrow = _arrow_schema(Schema(*targets))
         projection = plan_projection(fields, tuple(targets), arrow, location, {})
-        batches = parquet.iter_batches(columns=list(projection.columns), use_threads=True)
+        batches = read_whole(source, list(projection.columns))
         parts = [pa.Table.from_arrays(projection.apply(b), schema=arrow) for b in batches]
     if not parts:
         return arrow.empty_table()
@@ -92,23 +91,19 @@ def equality_deletes(
 ) -> list[EqualityDeletes]:
     """The key sets of a task's equality delete files, grouped by equality field ids. Each
     field is typed by the first of ``schemas`` (the scan's, then older ones) that has it."""
-    groups: dict[tuple[int, ...], tuple[str, list[str]]] = {}
+    groups: dict[tuple[int, ...], tuple[str, list[tuple[str, str]]]] = {}
     for delete in task.delete_files:
         if delete.content != EQUALITY_DELETES:
             continue
         location = delete.file_path
-        if str(delete.file_format).upper() != "PARQUET":
-            raise InvalidDataError(
-                f"{location}: reading {delete.file_format} equality delete files is not "
-                "supported yet"
-            )
+        file_format = str(delete.file_format).upper()
         ids = tuple(sorted(delete.equality_ids or ()))
         if not ids:
             raise InvalidDataError(f"{location}: equality delete file without equality_ids")
         if ids not in groups:
             fields = [_field(field_id, schemas, location) for field_id in ids]
             groups[ids] = (json.dumps(Schema(*fields).to_json()), [])
-        groups[ids][1].append(location)
+        groups[ids][1].append((location, file_format))
     return [
         EqualityDeletes(ids, _key_set(ids, tuple(sorted(locations)), schema_json, raw))
         for ids, (schema_json, locations) in groups.items()
@@ -118,15 +113,15 @@ def equality_deletes(
 @shared_lru(16)
 def _key_set(
     field_ids: tuple[int, ...],
-    locations: tuple[str, ...],
+    locations: tuple[tuple[str, str], ...],
     schema_json: str,
     raw: _native.RawFileIO,
 ) -> _native.EqualityDeleteSet:
     """The keys of ``locations`` (cached: the data files of a partition share their delete
     files, so consecutive tasks ask for the same set)."""
     keys: _native.EqualityDeleteSet | None = None
-    for location in locations:
-        table = _read_keys(location, field_ids, schema_json, raw)
+    for location, file_format in locations:
+        table = _read_keys(location, file_format, field_ids, schema_json, raw)
         if keys is None:
             keys = _native.EqualityDeleteSet(table.schema)
         for batch in table.to_batches():

@@ -23,14 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from frazil import _native
 from frazil import expressions as ex
 from frazil import types as t
 from frazil.errors import FrazilError, InvalidDataError, UnknownFieldError, ValidationError
 from frazil.io import IOLike, raw
-from frazil.io._arrow import open_arrow_file
 from frazil.name_mapping import NameMapping
 from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
@@ -38,8 +36,8 @@ from frazil.table import _metadata_columns as meta
 from frazil.table._arrow_project import FileField, file_fields, plan_projection
 from frazil.table._deletes import position_deletes
 from frazil.table._equality import deleted_mask, equality_deletes
+from frazil.table._formats import open_data_file
 from frazil.table._row_filter import compile_filter, filter_columns
-from frazil.table._row_groups import row_group_filter
 from frazil.table._stream import ordered_parallel
 
 if TYPE_CHECKING:
@@ -79,14 +77,43 @@ def _prune(fields: tuple[t.NestedField, ...], ids: set[int]) -> tuple[t.NestedFi
     for f in fields:
         if f.field_id in ids:
             kept.append(f)
-        elif isinstance(f.field_type, t.StructType):
-            children = _prune(f.field_type.fields, ids)
-            if children:
-                kept.append(_replace_type(f, t.StructType(children)))
-        elif f.field_type.is_nested and _has_any(f.field_type, ids):
-            # A list or map whose nested fields are selected is read whole.
-            kept.append(f)
+        else:
+            pruned = _prune_type(f.field_type, ids)
+            if pruned is not None:
+                kept.append(_replace_type(f, pruned))
     return tuple(kept)
+
+
+def _prune_type(field_type: t.IcebergType, ids: set[int]) -> t.IcebergType | None:
+    """``field_type`` with only what ``ids`` select below it (None when nothing), as Java's
+    ``PruneColumns``: a selected list element or map value brings all of it; fields selected
+    inside a list's element struct or a map's value struct keep only those fields (the map
+    keys whole); a map whose key alone is selected is read whole."""
+    if isinstance(field_type, t.StructType):
+        children = _prune(field_type.fields, ids)
+        return t.StructType(children) if children else None
+    if isinstance(field_type, t.ListType):
+        if field_type.element_id in ids:
+            return field_type
+        element = _prune_type(field_type.element_type, ids)
+        if element is None:
+            return None
+        return t.ListType(field_type.element_id, element, field_type.element_required)
+    if isinstance(field_type, t.MapType):
+        if field_type.value_id in ids:
+            return field_type
+        value = _prune_type(field_type.value_type, ids)
+        if value is not None:
+            return t.MapType(
+                field_type.key_id,
+                field_type.key_type,
+                field_type.value_id,
+                value,
+                field_type.value_required,
+            )
+        if field_type.key_id in ids or _has_any(field_type.key_type, ids):
+            return field_type
+    return None
 
 
 def _replace_type(f: t.NestedField, field_type: t.IcebergType) -> t.NestedField:
@@ -101,8 +128,9 @@ def _has_any(field_type: t.IcebergType, ids: set[int]) -> bool:
 
 def select_schema(schema: Schema, names: Sequence[str], case_sensitive: bool = True) -> Schema:
     """The schema of the columns ``names`` (Java's ``Schema.select``): ``"*"`` selects all, a
-    struct brings all its fields, a nested name (``"location.lat"``) brings its parents with
-    only that child. An unknown name is :class:`UnknownFieldError`."""
+    struct brings all its fields, a nested name (``"location.lat"``, ``"points.element.x"``,
+    ``"attrs.value.y"``) brings its parents with only that child, also through lists and map
+    values. An unknown name is :class:`UnknownFieldError`."""
     if "*" in names:
         return schema
     ids = set()
@@ -115,27 +143,6 @@ def select_schema(schema: Schema, names: Sequence[str], case_sensitive: bool = T
 
 
 # --- one task ----------------------------------------------------------------------------------
-
-
-def _row_groups(metadata: pq.FileMetaData, start: int, length: int) -> list[tuple[int, int, int]]:
-    """(row group, position of its first row, compressed size) for the groups a byte range
-    owns: those whose midpoint (first column chunk's start plus half the compressed size) lies
-    in the range."""
-    owned = []
-    first_row = 0
-    for index in range(metadata.num_row_groups):
-        group = metadata.row_group(index)
-        if group.num_columns:
-            chunk = group.column(0)
-            offset = chunk.data_page_offset
-            dictionary = chunk.dictionary_page_offset
-            if chunk.has_dictionary_page and dictionary is not None and 0 < dictionary < offset:
-                offset = dictionary
-            size = sum(group.column(c).total_compressed_size for c in range(group.num_columns))
-            if start <= offset + size // 2 < start + length:
-                owned.append((index, first_row, size))
-        first_row += group.num_rows
-    return owned
 
 
 def _runs(groups: list[tuple[int, int, int]], max_bytes: int) -> list[tuple[list[int], int]]:
@@ -309,9 +316,6 @@ def read_task(
     compiled = compile_filter(residual, table_schema)
     if compiled.always is False or limit == 0:
         return
-    file_format = str(task.file.file_format).upper()
-    if file_format != "PARQUET":
-        raise InvalidDataError(f"{location}: reading {file_format} data files is not supported yet")
     deletes = position_deletes(task, raw(io))
     equality = equality_deletes(task, raw(io), [table_schema, *schemas])
     needed = [c.field_id for c in compiled.columns] + [i for g in equality for i in g.field_ids]
@@ -337,18 +341,10 @@ def read_task(
             task.file.data_sequence_number,
         )
     ranges = meta.Positions() if metadata_columns else None
-    try:
-        parquet = pq.ParquetFile(
-            open_arrow_file(raw(io), location),
-            pre_buffer=True,
-            coerce_int96_timestamp_unit="us",
-        )
-    except (pa.ArrowInvalid, OSError) as error:
-        if isinstance(error, FrazilError):
-            raise
-        raise InvalidDataError(f"{location}: not a readable Parquet file: {error}") from None
-    with parquet:
-        fields: tuple[FileField, ...] = file_fields(parquet.schema_arrow, location, name_mapping)
+    # Parquet, ORC or Avro: each gives its columns with field ids (see _formats).
+    source = open_data_file(str(task.file.file_format), raw(io), location)
+    with source:
+        fields: tuple[FileField, ...] = file_fields(source.schema_arrow, location, name_mapping)
         projection = plan_projection(
             fields,
             projected.fields + extras + lineage,
@@ -356,15 +352,14 @@ def read_task(
             location,
             _constants(task, specs),
         )
-        groups = _row_groups(parquet.metadata, task.start, task.length)
+        groups = source.groups(task.start, task.length)
         if compiled.always is None and groups:
-            might_match = row_group_filter(residual, table_schema, fields, parquet.metadata)
-            groups = [g for g in groups if might_match(parquet.metadata.row_group(g[0]))]
+            groups = source.prune(groups, residual, table_schema, fields)
         produced = 0
         for run, first_row in _runs(groups, MAX_BYTES_PER_READ):
             position = first_row
             try:
-                batches = parquet.iter_batches(
+                batches = source.iter_batches(
                     batch_size=batch_size,
                     row_groups=run,
                     columns=list(projection.columns),

@@ -1,0 +1,362 @@
+"""Data file formats for the reader: Parquet, ORC and Avro files opened as one kind of source.
+
+Each source gives the file's Arrow schema with the Iceberg field ids as ``PARQUET:field_id``
+field metadata (so that :mod:`frazil.table._arrow_project` plans the projection, evolution and
+defaults once for every format), the units of the file a task's byte range owns with the
+position of their first row (positions stay absolute for position deletes), and record batches
+of the chosen top-level columns:
+
+- Parquet through pyarrow's reader: row groups, owned by the split holding their midpoint (as
+  parquet-mr), pruned by the residual from their statistics.
+- ORC through pyarrow's ORC reader: stripes, owned by the split holding their first byte (as
+  the ORC reader Java uses). pyarrow exposes ORC type attributes as field metadata, so the ids
+  come from Java's ``iceberg.id`` attributes; the other attributes tell Iceberg types ORC lacks
+  (``iceberg.binary-type`` UUID and FIXED with ``iceberg.length``, ``iceberg.long-type`` TIME),
+  which the columns are cast to.
+- Avro through frazil's own decoder (``frazil._native.open_avro_data_file``): blocks, owned by
+  the split holding their preceding sync marker (as Avro's Java reader); ids from the writer
+  schema's ``field-id``, ``element-id``, ``key-id`` and ``value-id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+import pyarrow as pa
+import pyarrow.orc as orc
+import pyarrow.parquet as pq
+
+from frazil import _native
+from frazil import expressions as ex
+from frazil.errors import FrazilError, InvalidDataError
+from frazil.io._arrow import open_arrow_file
+from frazil.schema import Schema
+from frazil.table._arrow_project import FIELD_ID_KEY, FileField
+from frazil.table._row_groups import row_group_filter
+
+__all__ = ["DataSource", "open_data_file", "read_whole"]
+
+# (unit: row group, stripe or 0 for Avro, position of its first row, its compressed bytes)
+Group = tuple[int, int, int]
+
+
+class DataSource(Protocol):
+    """One open data file."""
+
+    @property
+    def schema_arrow(self) -> pa.Schema:
+        """Top-level columns with ``PARQUET:field_id`` metadata where the file has ids."""
+        ...
+
+    def groups(self, start: int, length: int) -> list[Group]:
+        """(unit, position of its first row, compressed bytes) for the units the byte range
+        owns."""
+        ...
+
+    def prune(
+        self,
+        groups: list[Group],
+        residual: ex.Expression,
+        table_schema: Schema,
+        fields: tuple[FileField, ...],
+    ) -> list[Group]:
+        """The groups whose rows might match ``residual``."""
+        ...
+
+    def iter_batches(
+        self, batch_size: int, row_groups: list[int], columns: list[str], use_threads: bool
+    ) -> Iterator[pa.RecordBatch]:
+        """Batches of ``columns`` of consecutive units ``row_groups``."""
+        ...
+
+    def __enter__(self) -> DataSource: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+def open_data_file(file_format: str, io: Any, location: str) -> DataSource:
+    """The data file at ``location`` as a source of its ``file_format``."""
+    kind = file_format.upper()
+    if kind == "PARQUET":
+        return _Parquet(io, location)
+    if kind == "ORC":
+        return _Orc(io, location)
+    if kind == "AVRO":
+        return _Avro(io, location)
+    raise InvalidDataError(f"{location}: cannot read data files of format {file_format!r}")
+
+
+def read_whole(
+    source: DataSource, columns: list[str], batch_size: int = 131072
+) -> Iterator[pa.RecordBatch]:
+    """Every row of ``columns`` of an open source (a delete file, read whole)."""
+    groups = source.groups(0, 1 << 62)
+    return source.iter_batches(batch_size, [g[0] for g in groups], columns, True)
+
+
+# --- Parquet -----------------------------------------------------------------------------------
+
+
+class _Parquet:
+    def __init__(self, io: Any, location: str) -> None:
+        try:
+            self._file = pq.ParquetFile(
+                open_arrow_file(io, location), pre_buffer=True, coerce_int96_timestamp_unit="us"
+            )
+        except (pa.ArrowInvalid, OSError) as error:
+            if isinstance(error, FrazilError):
+                raise
+            raise InvalidDataError(f"{location}: not a readable Parquet file: {error}") from None
+
+    @property
+    def schema_arrow(self) -> pa.Schema:
+        return self._file.schema_arrow
+
+    def groups(self, start: int, length: int) -> list[Group]:
+        """Row groups whose midpoint (first column chunk's start plus half the compressed
+        size) lies in the range."""
+        metadata = self._file.metadata
+        owned = []
+        first_row = 0
+        for index in range(metadata.num_row_groups):
+            group = metadata.row_group(index)
+            if group.num_columns:
+                chunk = group.column(0)
+                offset = chunk.data_page_offset
+                dictionary = chunk.dictionary_page_offset
+                if chunk.has_dictionary_page and dictionary is not None and 0 < dictionary < offset:
+                    offset = dictionary
+                size = sum(group.column(c).total_compressed_size for c in range(group.num_columns))
+                if start <= offset + size // 2 < start + length:
+                    owned.append((index, first_row, size))
+            first_row += group.num_rows
+        return owned
+
+    def prune(
+        self,
+        groups: list[Group],
+        residual: ex.Expression,
+        table_schema: Schema,
+        fields: tuple[FileField, ...],
+    ) -> list[Group]:
+        metadata = self._file.metadata
+        might_match = row_group_filter(residual, table_schema, fields, metadata)
+        return [g for g in groups if might_match(metadata.row_group(g[0]))]
+
+    def iter_batches(
+        self, batch_size: int, row_groups: list[int], columns: list[str], use_threads: bool
+    ) -> Iterator[pa.RecordBatch]:
+        batches: Iterator[pa.RecordBatch] = self._file.iter_batches(
+            batch_size=batch_size, row_groups=row_groups, columns=columns, use_threads=use_threads
+        )
+        return batches
+
+    def __enter__(self) -> _Parquet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+
+def _slices(batch: pa.RecordBatch, batch_size: int) -> Iterator[pa.RecordBatch]:
+    for offset in range(0, batch.num_rows, batch_size):
+        yield batch.slice(offset, batch_size)
+
+
+# --- ORC ---------------------------------------------------------------------------------------
+
+ORC_ID = b"iceberg.id"
+ORC_BINARY_TYPE = b"iceberg.binary-type"
+ORC_LENGTH = b"iceberg.length"
+ORC_LONG_TYPE = b"iceberg.long-type"
+
+
+def _orc_field(field: pa.Field) -> pa.Field:
+    """``field`` typed as the Iceberg type its ORC attributes name, its id moved to
+    ``PARQUET:field_id``."""
+    metadata = field.metadata or {}
+    arrow_type = field.type
+    if pa.types.is_struct(arrow_type):
+        arrow_type = pa.struct(
+            [_orc_field(arrow_type.field(i)) for i in range(arrow_type.num_fields)]
+        )
+    elif pa.types.is_map(arrow_type):
+        arrow_type = pa.map_(_orc_field(arrow_type.key_field), _orc_field(arrow_type.item_field))
+    elif pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        arrow_type = pa.list_(_orc_field(arrow_type.value_field))
+    elif pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
+        binary_type = metadata.get(ORC_BINARY_TYPE)
+        if binary_type == b"UUID":
+            arrow_type = pa.binary(16)
+        elif binary_type == b"FIXED" and metadata.get(ORC_LENGTH, b"").isdigit():
+            arrow_type = pa.binary(int(metadata[ORC_LENGTH]))
+    elif pa.types.is_int64(arrow_type) and metadata.get(ORC_LONG_TYPE) == b"TIME":
+        arrow_type = pa.time64("us")
+    kept = {FIELD_ID_KEY: metadata[ORC_ID]} if ORC_ID in metadata else None
+    return pa.field(field.name, arrow_type, field.nullable, metadata=kept)
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise ValueError("truncated varint")
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+def _messages(data: bytes) -> Iterator[tuple[int, int | bytes]]:
+    """(field number, value) of a protobuf message: varints as ints, length-delimited fields
+    as bytes; fixed-width fields skipped."""
+    pos = 0
+    while pos < len(data):
+        key, pos = _varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+            yield number, value
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            if pos + size > len(data):
+                raise ValueError("truncated message")
+            yield number, data[pos : pos + size]
+            pos += size
+        elif wire == 1:
+            pos += 8
+        elif wire == 5:
+            pos += 4
+        else:
+            raise ValueError(f"unsupported protobuf wire type {wire}")
+
+
+def orc_stripes(file_tail: bytes) -> list[tuple[int, int, int]]:
+    """(offset, number of rows, bytes) of each stripe, from the serialized ORC ``FileTail`` (its
+    ``footer``'s ``stripes``: ORC's orc_proto.proto). pyarrow exposes neither."""
+    stripes = []
+    for number, footer in _messages(file_tail):
+        if number != 2 or not isinstance(footer, bytes):
+            continue
+        for field, stripe in _messages(footer):
+            if field != 3 or not isinstance(stripe, bytes):
+                continue
+            info = {n: v for n, v in _messages(stripe) if isinstance(v, int)}
+            size = info.get(2, 0) + info.get(3, 0) + info.get(4, 0)
+            stripes.append((info.get(1, 0), info.get(5, 0), size))
+    return stripes
+
+
+class _Orc:
+    def __init__(self, io: Any, location: str) -> None:
+        self._location = location
+        try:
+            self._file = orc.ORCFile(open_arrow_file(io, location))
+            schema = self._file.schema
+        except (pa.ArrowInvalid, OSError) as error:
+            if isinstance(error, FrazilError):
+                raise
+            raise InvalidDataError(f"{location}: not a readable ORC file: {error}") from None
+        self._schema = pa.schema([_orc_field(schema.field(i)) for i in range(len(schema))])
+
+    @property
+    def schema_arrow(self) -> pa.Schema:
+        return self._schema
+
+    def groups(self, start: int, length: int) -> list[Group]:
+        try:
+            stripes = orc_stripes(self._file.reader.serialized_file_tail())
+        except ValueError as error:
+            raise InvalidDataError(f"{self._location}: corrupt ORC footer: {error}") from None
+        if len(stripes) != self._file.nstripes:
+            raise InvalidDataError(
+                f"{self._location}: ORC footer lists {len(stripes)} stripes, the reader "
+                f"{self._file.nstripes}"
+            )
+        owned = []
+        first_row = 0
+        for index, (offset, rows, size) in enumerate(stripes):
+            if start <= offset < start + length:
+                owned.append((index, first_row, size))
+            first_row += rows
+        return owned
+
+    def prune(
+        self,
+        groups: list[Group],
+        residual: ex.Expression,
+        table_schema: Schema,
+        fields: tuple[FileField, ...],
+    ) -> list[Group]:
+        return groups  # no stripe statistics pruning: the residual filters the rows
+
+    def _cast(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """``batch`` (columns as pyarrow reads them, in the file's order) with the Iceberg
+        types of their attributes."""
+        target = pa.schema([self._schema.field(name) for name in batch.schema.names])
+        if [f.type for f in target] == batch.schema.types:
+            return batch
+        try:
+            return batch.cast(target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+            raise InvalidDataError(
+                f"{self._location}: ORC columns do not fit their Iceberg type attributes: {error}"
+            ) from None
+
+    def iter_batches(
+        self, batch_size: int, row_groups: list[int], columns: list[str], use_threads: bool
+    ) -> Iterator[pa.RecordBatch]:
+        for index in row_groups:
+            stripe = self._file.read_stripe(index, columns=columns)
+            yield from _slices(self._cast(stripe), batch_size)
+
+    def __enter__(self) -> _Orc:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+# --- Avro --------------------------------------------------------------------------------------
+
+
+class _Avro:
+    def __init__(self, io: Any, location: str) -> None:
+        self._file = _native.open_avro_data_file(location, io)
+        self._schema: pa.Schema = self._file.schema
+        self._range = (0, 0)
+
+    @property
+    def schema_arrow(self) -> pa.Schema:
+        return self._schema
+
+    def groups(self, start: int, length: int) -> list[Group]:
+        first_row, rows = self._file.rows_in(start, length)
+        self._range = (start, length)
+        return [(0, first_row, self._file.size)] if rows else []
+
+    def prune(
+        self,
+        groups: list[Group],
+        residual: ex.Expression,
+        table_schema: Schema,
+        fields: tuple[FileField, ...],
+    ) -> list[Group]:
+        return groups
+
+    def iter_batches(
+        self, batch_size: int, row_groups: list[int], columns: list[str], use_threads: bool
+    ) -> Iterator[pa.RecordBatch]:
+        ids = [int(self._schema.field(name).metadata[FIELD_ID_KEY]) for name in columns]
+        start, length = self._range
+        _, batch = self._file.read(start, length, ids)
+        yield from _slices(batch, batch_size)
+
+    def __enter__(self) -> _Avro:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None

@@ -201,7 +201,7 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
     value = shift = 0
     while True:
         if pos >= len(data) or shift > 63:
-            raise ValueError("truncated varint")
+            raise InvalidDataError("truncated varint")
         byte = data[pos]
         pos += 1
         value |= (byte & 0x7F) << shift
@@ -223,7 +223,7 @@ def _messages(data: bytes) -> Iterator[tuple[int, int | bytes]]:
         elif wire == 2:
             size, pos = _varint(data, pos)
             if pos + size > len(data):
-                raise ValueError("truncated message")
+                raise InvalidDataError("truncated message")
             yield number, data[pos : pos + size]
             pos += size
         elif wire == 1:
@@ -231,7 +231,7 @@ def _messages(data: bytes) -> Iterator[tuple[int, int | bytes]]:
         elif wire == 5:
             pos += 4
         else:
-            raise ValueError(f"unsupported protobuf wire type {wire}")
+            raise InvalidDataError(f"unsupported protobuf wire type {wire}")
 
 
 def orc_stripes(file_tail: bytes) -> list[tuple[int, int, int]]:

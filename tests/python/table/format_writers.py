@@ -207,7 +207,9 @@ def avro_value(value: Any, ft: t.IcebergType) -> Any:
             value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
         return _micros(value - EPOCH)
     if isinstance(ft, t.DecimalType):
-        unscaled = int(value.scaleb(ft.scale).to_integral_value(rounding=decimal.ROUND_HALF_UP))
+        # Enough precision for 38 digits: the default context's 28 would round them.
+        with decimal.localcontext(prec=80):
+            unscaled = int(value.scaleb(ft.scale).to_integral_value(rounding=decimal.ROUND_HALF_UP))
         return unscaled.to_bytes(_decimal_bytes(ft.precision), "big", signed=True)
     return value
 

@@ -198,8 +198,10 @@ def _extra_targets(
     location: str,
 ) -> tuple[tuple[t.NestedField, ...], dict[int, list[int]]]:
     """Top-level fields read only for the filter or equality deletes, and the path of each of
-    ``field_ids`` in the projected fields followed by those. A field no longer in the table
-    schema (an equality field dropped later) is read as the newest older schema has it."""
+    ``field_ids`` in the projected fields followed by those. A field the projection lacks is
+    read with its whole top-level field as the first schema that has it defines it: the scan's
+    schema, else the table's others (newest first), which hold a filter column added after an
+    older snapshot and an equality field dropped later, also inside a struct."""
     extras: list[t.NestedField] = []
     paths: dict[int, list[int]] = {}
     for field_id in field_ids:
@@ -214,11 +216,6 @@ def _extra_targets(
                 else:
                     raise UnknownFieldError(
                         f"{location}: field id {field_id} is in no schema of the table"
-                    )
-                if schema is not table_schema and len(top) > 1:
-                    raise InvalidDataError(
-                        f"{location}: equality field {field_id} was dropped from inside a "
-                        "struct; frazil's reader cannot apply such deletes yet"
                     )
                 source = schema.fields[top[0]]
                 # Unique top-level names: a dropped field's name may be reused.
@@ -249,9 +246,9 @@ def _batch(arrays: list[pa.Array], schema: pa.Schema, num_rows: int) -> pa.Recor
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def _residual(task: Any, table_schema: Schema) -> ex.Expression:
-    # Literals typed by the schema the scan was bound to (the task's own schema).
-    return ex.from_json(task.residual_json, table_schema)
+def _residual(task: Any, filter_schema: Schema) -> ex.Expression:
+    # Names and literals as in the schema the planner bound the filter to.
+    return ex.from_json(task.residual_json, filter_schema)
 
 
 def _partition_types(
@@ -295,6 +292,7 @@ def read_task(
     use_threads: bool = True,
     schemas: Sequence[Schema] = (),
     metadata_columns: Sequence[str] = (),
+    filter_schema: Schema | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """The rows of one :class:`~frazil.table.scan.FileScanTask` as record batches of
     ``projected_schema`` (default ``table_schema``, the schema the scan was planned with),
@@ -307,13 +305,17 @@ def read_task(
     data file lacks and the type of ``_partition``; ``name_mapping`` gives ids to files written
     without them; ``io`` is the table's FileIO (or its properties). ``limit`` stops after that
     many rows. ``schemas`` (the table's other schemas) type equality delete fields dropped from
-    ``table_schema``."""
+    ``table_schema``. ``filter_schema`` (default ``table_schema``) is the schema the scan's
+    filter was bound to, whose names the task's residual uses: the table's current schema,
+    also when reading an older snapshot (Java binds scan filters to the current schema), so a
+    column renamed or added since is matched by field id in the older rows."""
     projected = table_schema if projected_schema is None else projected_schema
+    filter_schema = table_schema if filter_schema is None else filter_schema
     metadata_columns = tuple(metadata_columns)
     location = task.file.file_path
     full_schema = read_task_schema(table_schema, projected, metadata_columns, specs)
-    residual = _residual(task, table_schema) if apply_residual else ex.AlwaysTrue()
-    compiled = compile_filter(residual, table_schema)
+    residual = _residual(task, filter_schema) if apply_residual else ex.AlwaysTrue()
+    compiled = compile_filter(residual, filter_schema)
     if compiled.always is False or limit == 0:
         return
     deletes = position_deletes(task, raw(io))
@@ -354,7 +356,7 @@ def read_task(
         )
         groups = source.groups(task.start, task.length)
         if compiled.always is None and groups:
-            groups = source.prune(groups, residual, table_schema, fields)
+            groups = source.prune(groups, residual, filter_schema, fields)
         produced = 0
         for run, first_row in _runs(groups, MAX_BYTES_PER_READ):
             position = first_row
@@ -487,6 +489,8 @@ def _reader(
         "limit": scan.limit,
         "schemas": sorted(table.schemas().values(), key=lambda s: -s.schema_id),
         "metadata_columns": metadata,
+        # The schema RawScan bound the filter to (DataScan._build_raw).
+        "filter_schema": table.schema(),
     }
     return lambda task: read_task(task, schema, projected, **options)
 

@@ -18,7 +18,8 @@ any reading of the spec allows, so that the ground truth never asks for a file a
 planner may skip:
 
 - NOT is first pushed into the predicates (Iceberg's ``negate``: ``NOT a < 1`` is ``a >= 1``).
-- A null value matches only IS NULL.
+- A null value matches only IS NULL and NOT NAN (null is not NaN: Java's Evaluator, Spark
+  and frazil's reader agree; a planner pruning such a row loses it from every reader).
 - NaN matches IS NAN, NOT NAN never, and ``!=`` / NOT IN always; every ordered comparison,
   ``=`` and IN with NaN are false (bounds never hold NaN: the spec, Manifests).
 - Floats order -0.0 before 0.0 (the spec's sort order: ``-0 < 0``), so ``= 0.0`` does not
@@ -442,7 +443,7 @@ def _matches(expr: Any, row: Mapping[str, Any], types: Mapping[str, str]) -> boo
     if kind in ("is-null", "not-null"):
         return bool((value is None) == (kind == "is-null"))
     if value is None:
-        return False
+        return kind == "not-nan"
     if kind in ("is-nan", "not-nan"):
         return bool(is_nan(value) == (kind == "is-nan"))
     if is_nan(value):

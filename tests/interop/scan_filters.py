@@ -18,7 +18,8 @@ any reading of the spec allows, so that the ground truth never asks for a file a
 planner may skip:
 
 - NOT is first pushed into the predicates (Iceberg's ``negate``: ``NOT a < 1`` is ``a >= 1``).
-- A null value matches only IS NULL.
+- A null value matches only IS NULL and NOT NAN (null is not NaN: Java's Evaluator, Spark
+  and frazil's reader agree; a planner pruning such a row loses it from every reader).
 - NaN matches IS NAN, NOT NAN never, and ``!=`` / NOT IN always; every ordered comparison,
   ``=`` and IN with NaN are false (bounds never hold NaN: the spec, Manifests).
 - Floats order -0.0 before 0.0 (the spec's sort order: ``-0 < 0``), so ``= 0.0`` does not
@@ -39,6 +40,7 @@ import math
 import random
 import re
 import struct
+import sys
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +51,7 @@ _INF = (float("inf"), float("-inf"))
 IN_PREDICATE_LIMIT = 200  # Java's InclusiveMetricsEvaluator: larger IN lists "might match"
 _DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
 _WIDE = Context(prec=80)  # decimal(38, S) needs more than the default 28 digits
+FLOAT_MAX = 3.4028234663852886e38  # the largest finite float32
 INT_RANGE = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
 
 # which comparisons to make at each probe value (column_battery)
@@ -119,6 +122,12 @@ def _terms(expr: Any) -> Iterable[str]:
 
 
 # --- values -------------------------------------------------------------------------------
+
+
+def _precision(type_: str) -> int:
+    match = _DECIMAL.fullmatch(type_)
+    assert match, type_
+    return int(match.group(1))
 
 
 def _scale(type_: str) -> int:
@@ -208,13 +217,22 @@ def _step(type_: str, value: Any, direction: int) -> Any | None:
         result = value + direction
         return result if low <= result <= high else None
     if kind in ("float", "double"):
-        return value + direction * (0.125 if abs(value) < 1e6 else abs(value) / 1e6)
+        result = value + direction * (0.125 if abs(value) < 1e6 else abs(value) / 1e6)
+        return (
+            result
+            if abs(result) <= (FLOAT_MAX if kind == "float" else sys.float_info.max)
+            else None
+        )
     if kind == "decimal":
-        return _WIDE.add(value, direction * Decimal(1).scaleb(-_scale(type_)))
-    if kind == "date":
-        return value + dt.timedelta(days=direction)
-    if kind in ("timestamp", "timestamptz"):
-        return value + dt.timedelta(microseconds=direction)
+        result = _WIDE.add(value, direction * Decimal(1).scaleb(-_scale(type_)))
+        return result if len(result.as_tuple().digits) <= _precision(type_) else None
+    try:  # None beyond Python's date and datetime range (years 1 to 9999)
+        if kind == "date":
+            return value + dt.timedelta(days=direction)
+        if kind in ("timestamp", "timestamptz"):
+            return value + dt.timedelta(microseconds=direction)
+    except OverflowError:
+        return None
     if kind == "time":
         micros = (value.hour * 3600 + value.minute * 60 + value.second) * 10**6
         micros += value.microsecond + direction
@@ -425,7 +443,7 @@ def _matches(expr: Any, row: Mapping[str, Any], types: Mapping[str, str]) -> boo
     if kind in ("is-null", "not-null"):
         return bool((value is None) == (kind == "is-null"))
     if value is None:
-        return False
+        return kind == "not-nan"
     if kind in ("is-nan", "not-nan"):
         return bool(is_nan(value) == (kind == "is-nan"))
     if is_nan(value):

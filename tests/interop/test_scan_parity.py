@@ -24,9 +24,10 @@ by timestamp), every snapshot selection and every filter of its battery
   more than 200 values), Java plans files of that null partition holding no matching row.
   frazil may skip such a file: one under a null partition value of a column the filter
   compares with an ordered comparison, holding no matching row.
-- IS NULL on a field two structs deep: Java's Parquet metrics do not count the rows where
-  an enclosing struct is null (value count 3 and null count 0 in a file of 4 rows), so Java
-  prunes files holding such rows.
+- IS NULL and NOT NAN on a field two structs deep: Java's Parquet metrics do not count the
+  rows where an enclosing struct is null (value count 3 and null count 0 in a file of 4
+  rows), so Java prunes files holding such rows (for NOT NAN, when the counted values are
+  all NaN).
 
 For nested nulls frazil must still plan the file: its expected plan is Java's plus the files
 Java pruned that hold matching rows. The truncate wrap-around is different: the partition
@@ -60,8 +61,8 @@ TABLES = list(BUILDERS)
 # Columns on which Java 1.10.2 prunes files holding matching rows, and why (module docstring).
 NESTED_NULLS = (
     "Java's Parquet metrics count neither a value nor a null for a leaf two structs deep "
-    "whose enclosing struct is null (value count < record count, null count 0), and IS NULL "
-    "prunes on the null count"
+    "whose enclosing struct is null (value count < record count, null count 0): IS NULL "
+    "prunes on the null count, NOT NAN on NaN count = value count"
 )
 WRONG_PARTITION_VALUES = {
     "transforms_v1": {"i": "truncate[10] wraps around at the int minimum"},

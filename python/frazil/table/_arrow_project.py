@@ -136,13 +136,13 @@ def constant(value: Any, arrow_type: pa.DataType) -> Make:
 def _decoded(arrow_type: pa.DataType) -> pa.DataType:
     if pa.types.is_dictionary(arrow_type):
         return _decoded(arrow_type.value_type)
-    if isinstance(arrow_type, pa.ExtensionType):
+    if isinstance(arrow_type, pa.BaseExtensionType):
         return _decoded(arrow_type.storage_type)
     return arrow_type
 
 
 def _plain(values: pa.Array) -> pa.Array:
-    if isinstance(values.type, pa.ExtensionType):
+    if isinstance(values.type, pa.BaseExtensionType):
         values = values.storage
     if pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()

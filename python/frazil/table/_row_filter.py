@@ -85,7 +85,7 @@ def _scalar(value: Any, arrow_type: pa.DataType) -> pa.Scalar:
 
 
 def _plain(values: pa.Array) -> pa.Array:
-    if isinstance(values.type, pa.ExtensionType):
+    if isinstance(values.type, pa.BaseExtensionType):
         return values.storage
     return values
 

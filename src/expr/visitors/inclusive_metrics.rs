@@ -13,7 +13,8 @@
 //!   never pruned on them; columns inside lists and maps have no metrics;
 //! - a leaf nested in structs whose value count is below the record count
 //!   is null in the missing rows (Java's Parquet metrics leave out rows
-//!   whose parent struct is null; Java then prunes `IS NULL` wrongly);
+//!   whose parent struct is null; Java then prunes `IS NULL` and `NOT NAN`
+//!   wrongly);
 //! - a column whose counts say every value is null may be missing from the
 //!   file, whose rows then hold the column's initial-default (iceberg
 //!   #16692): such a file might match when the default does;
@@ -155,6 +156,10 @@ fn might_match(
             Op::NotNull => nulls_only,
             Op::IsNan if is_column(term) => &nulls_only | &m.no_nans(),
             Op::IsNan => nulls_only,
+            // Rows left out of a nested leaf's counts are null, and null is not NaN.
+            Op::NotNan if is_column(term) && field.nested => {
+                &m.nans_only() & &no_nulls(field, m, n)
+            }
             Op::NotNan if is_column(term) => m.nans_only(),
             _ => none(),
         },

@@ -529,3 +529,31 @@ fn many_files_and_sliced_inputs() {
         .collect();
     assert_eq!(got, (50..60).map(|i| i == 55).collect::<Vec<_>>());
 }
+
+#[test]
+fn not_nan_keeps_rows_left_out_of_a_nested_leafs_counts() {
+    // Java's Parquet metrics count neither a value nor a null for a leaf
+    // whose enclosing struct is null: 3 NaN values counted in 4 rows leave
+    // a null row, and null is not NaN.
+    let nested = Schema::parse(
+        r#"{"type":"struct","schema-id":0,"fields":[
+            {"id":1,"name":"id","required":true,"type":"long"},
+            {"id":2,"name":"st","required":false,"type":{"type":"struct","fields":[
+                {"id":3,"name":"x","required":false,"type":"double"}]}}]}"#,
+    )
+    .unwrap();
+    let json = r#"{"type":"not-nan","term":"st.x"}"#;
+    let not_nan =
+        crate::expr::bind::bind(&crate::expr::json::parse(json).unwrap(), &nested, true).unwrap();
+    let might = |file: File| {
+        let data = data_files(&[file], &[]);
+        let evaluator = InclusiveMetricsEvaluator::new(&not_nan, &nested).unwrap();
+        evaluator
+            .eval(&FileMetrics::new(&data).unwrap())
+            .unwrap()
+            .value(0)
+    };
+    assert!(might(File::rows(4).counts(3, Some(3), Some(0), Some(3))));
+    // Every row counted, every value NaN: nothing matches.
+    assert!(!might(File::rows(4).counts(3, Some(4), Some(0), Some(4))));
+}

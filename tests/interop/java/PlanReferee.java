@@ -313,6 +313,10 @@ public final class PlanReferee {
         return ((Types.TimestampType) type).shouldAdjustToUTC()
             ? DateTimeUtil.timestamptzFromMicros((Long) value)
             : DateTimeUtil.timestampFromMicros((Long) value);
+      case TIMESTAMP_NANO:
+        return ((Types.TimestampNanoType) type).shouldAdjustToUTC()
+            ? DateTimeUtil.timestamptzFromNanos((Long) value)
+            : DateTimeUtil.timestampFromNanos((Long) value);
       case FIXED:
         ByteBuffer buffer = ((ByteBuffer) value).duplicate();
         byte[] bytes = new byte[buffer.remaining()];

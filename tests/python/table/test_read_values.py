@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from frazil import Schema
 from frazil import types as t
 from frazil.table._literals import literal
 from hypothesis import given
 from hypothesis import strategies as st
-from read_helpers import DataTable
+from read_helpers import DataTable, file_schema
 
 UTC = dt.timezone.utc
 ALL = Schema(
@@ -167,3 +168,25 @@ def test_reading_does_not_import_pandas(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_uuid_logical_type_reads_as_uuid(tmp_path: Path) -> None:
+    # Fails on e2b7ef6: Java writes uuid columns with Parquet's UUID logical type, which
+    # pyarrow reads as its canonical arrow.uuid extension type (a BaseExtensionType, not an
+    # ExtensionType): "field 2 (u) is extension<arrow.uuid> ..., cannot be read as uuid".
+    schema = Schema(t.required(1, "id", t.LongType()), t.optional(2, "u", t.UUIDType()))
+    table = DataTable(tmp_path, schema)
+    fields = [f.with_type(pa.uuid()) if f.name == "u" else f for f in file_schema(schema)]
+    values = [uuid.UUID(int=1).bytes, None, uuid.UUID(int=2**128 - 1).bytes]
+    data = pa.table(
+        {"id": pa.array([1, 2, 3], pa.int64()), "u": pa.array(values, pa.uuid())},
+        schema=pa.schema(fields),
+    )
+    path = table.write_parquet(data.cast(file_schema(schema)), name="plain.parquet")
+    pq.write_table(data, path)  # the same rows, with the UUID logical type
+    assert pq.read_schema(path).field("u").type == pa.uuid()
+    table.commit([table.data(path)])
+    loaded = table.table()
+    assert loaded.scan().to_arrow().column("u").to_pylist() == values
+    found = loaded.scan(row_filter="u > '00000000-0000-0000-0000-000000000001'").to_arrow()
+    assert found.column("id").to_pylist() == [3]

@@ -262,8 +262,10 @@ def memory_section(
         f"{v.rows:,} rows left; run took {elapsed:.0f} s",
         f"- Data files of {v.data_bytes / len(v.data_files) / 1e6:.0f} MB on average (one a day "
         "of 1M rows, as the full run writes them). frazil reads `read.files-in-flight` files "
-        f"at once (default: the core count, here {os.cpu_count()}), so its peak follows "
-        "the files in flight and their size, not the table's size.",
+        f"at once (default: the core count, here {os.cpu_count()}); the one being consumed "
+        "runs at most 4 batches ahead, the others within a 256 MiB budget, each reading at "
+        "most 64 MiB of row groups per call: the peak follows those bounds (plus the delete "
+        "sets), not the file or table size.",
         "",
         "| reader | rows | batches | largest batch | seconds | RSS after imports | peak RSS |",
         "|---|---|---|---|---|---|---|",

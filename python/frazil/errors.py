@@ -10,6 +10,8 @@ from __future__ import annotations
 __all__ = [
     "AlreadyExistsError",
     "CommitFailedError",
+    "CommitStateUnknownError",
+    "CommitValidationError",
     "ExpressionSyntaxError",
     "FrazilError",
     "FrazilIOError",
@@ -77,6 +79,19 @@ class InvalidUpdateError(ValidationError):
 class CommitFailedError(FrazilError):
     """A commit whose requirements no longer hold: the table changed since the update was built
     (the REST catalog's ``CommitFailedException``). Refresh and retry."""
+
+
+class CommitValidationError(ValidationError):
+    """A commit refused for good, not retried: the table changed since the operation was built
+    in a way that invalidates it (a file it removes is gone, data matching an overwrite filter
+    was added under serializable isolation, the schema a schema change was built on changed).
+    Java's ``ValidationException`` (spec: "Commit Conflict Resolution and Retry")."""
+
+
+class CommitStateUnknownError(FrazilError):
+    """The catalog did not answer whether a commit landed (a lost connection after the pointer
+    swap was sent). Nothing the commit wrote is deleted, since it may now be live: refresh the
+    table to find out."""
 
 
 class UnsupportedFormatVersionError(ValidationError):

@@ -24,9 +24,15 @@ from frazil.snapshots import Snapshot, SnapshotLogEntry, SnapshotRef
 from frazil.sorting import SortOrder
 
 if TYPE_CHECKING:
+    from frazil.catalog import Catalog
     from frazil.expressions import Expression
     from frazil.table.inspect import InspectTable
+    from frazil.table.manage_snapshots import ManageSnapshots
     from frazil.table.scan import DataScan
+    from frazil.table.transaction import Transaction, UpdateProperties
+    from frazil.table.update_schema import UpdateSchema
+    from frazil.table.update_sort_order import UpdateSortOrder
+    from frazil.table.update_spec import UpdateSpec
 
 __all__ = ["StaticTable", "Table", "timestamp_ms"]
 
@@ -60,7 +66,9 @@ class Table:
         identifier: Sequence[str] = (),
         *,
         io: FileIO | None = None,
+        catalog: Catalog | None = None,
     ) -> None:
+        self._catalog = catalog
         self._metadata = metadata
         self._metadata_location = metadata_location
         self._io_properties = dict(properties or {})
@@ -78,6 +86,82 @@ class Table:
     @property
     def metadata_location(self) -> str | None:
         return self._metadata_location
+
+    @property
+    def catalog(self) -> Catalog | None:
+        """The catalog this table was loaded from (None: opened read-only from a file)."""
+        return self._catalog
+
+    def _set_metadata(self, metadata: TableMetadata, metadata_location: str) -> None:
+        self._metadata = metadata
+        self._metadata_location = metadata_location
+
+    def refresh(self) -> Table:
+        """Reload the table's current metadata from its catalog (spec: a table's UUID must not
+        change on refresh)."""
+        if self._catalog is None:
+            return self
+        fresh = self._catalog.load_table(self._identifier)
+        if fresh.metadata_location != self._metadata_location:
+            self._set_metadata(
+                self._metadata.check_refreshed(fresh.metadata), fresh.metadata_location or ""
+            )
+        return self
+
+    # --- changes (committed through the catalog; see frazil.table.transaction) ----------------
+
+    def transaction(self) -> Transaction:
+        """Collect changes and commit them at once (a context manager that commits on exit)."""
+        from frazil.table.transaction import Transaction
+
+        return Transaction(self)
+
+    def _commit_builder(
+        self, updates: tuple[Any, ...], requirements: tuple[Any, ...]
+    ) -> TableMetadata:
+        from frazil.table.transaction import BuilderChange, Transaction
+
+        transaction = Transaction(self)
+        transaction.add_change(BuilderChange(updates, requirements))
+        transaction.commit_transaction()
+        return self._metadata
+
+    def update_schema(
+        self, allow_incompatible_changes: bool = False, case_sensitive: bool = True
+    ) -> UpdateSchema:
+        """Evolve the schema; commits when the ``with`` block exits (or on ``commit_to()``)."""
+        from frazil.table.update_schema import UpdateSchema
+
+        return UpdateSchema(
+            self._metadata,
+            allow_incompatible_changes=allow_incompatible_changes,
+            case_sensitive=case_sensitive,
+            committer=self._commit_builder,
+        )
+
+    def update_spec(self, case_sensitive: bool = True) -> UpdateSpec:
+        from frazil.table.update_spec import UpdateSpec
+
+        return UpdateSpec(
+            self._metadata, case_sensitive=case_sensitive, committer=self._commit_builder
+        )
+
+    def update_sort_order(self, case_sensitive: bool = True) -> UpdateSortOrder:
+        from frazil.table.update_sort_order import UpdateSortOrder
+
+        return UpdateSortOrder(
+            self._metadata, case_sensitive=case_sensitive, committer=self._commit_builder
+        )
+
+    def update_properties(self) -> UpdateProperties:
+        from frazil.table.transaction import UpdateProperties
+
+        return UpdateProperties(self)
+
+    def manage_snapshots(self) -> ManageSnapshots:
+        from frazil.table.manage_snapshots import ManageSnapshots
+
+        return ManageSnapshots(self._metadata, committer=self._commit_builder)
 
     @property
     def io_properties(self) -> dict[str, str]:

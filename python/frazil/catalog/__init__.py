@@ -1,0 +1,230 @@
+"""Catalogs: where tables are named and where their commits are made atomic (spec: "Optimistic
+Concurrency", "Metastore Tables", "File System Tables").
+
+:class:`Catalog` is the interface every catalog implements. The part every catalog shares is
+here: a commit (:meth:`Catalog.commit_table`) checks the requirements against the table's
+latest metadata, applies the updates, writes the next metadata file under the table's
+``metadata/`` directory and asks the subclass to swap the table's pointer to it atomically
+(:meth:`Catalog._swap`). A lost race raises :class:`~frazil.errors.CommitFailedError`, which the
+table's transaction retries on refreshed metadata.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from frazil.errors import CommitFailedError, ValidationError
+from frazil.io import FileIO
+from frazil.metadata import TableMetadata, write_metadata
+from frazil.table._apply import apply_updates
+from frazil.table.requirements import TableRequirement, validate_requirements
+from frazil.table.updates import TableUpdate
+
+if TYPE_CHECKING:
+    from frazil.partitioning import PartitionSpec
+    from frazil.schema import Schema
+    from frazil.sorting import SortOrder
+    from frazil.table._table import Table
+
+__all__ = ["Catalog", "CommitTableResponse", "Identifier", "next_metadata_location"]
+
+# A table or namespace name: ("ns", "table") or "ns.table".
+Identifier = tuple[str, ...]
+IdentifierLike = str | Sequence[str]
+
+_JAVA_METADATA_NAME = re.compile(r"^(\d+)-[0-9a-fA-F-]+(\.gz)?\.metadata\.json$")
+_HADOOP_METADATA_NAME = re.compile(r"^v(\d+)(\.gz)?\.metadata\.json$")
+
+
+def parse_version(metadata_location: str | None) -> int:
+    """The version number in a metadata file name, ``00042-<uuid>.metadata.json`` or
+    ``v42.metadata.json``; -1 when there is none (a new table) or the name has no number."""
+    if metadata_location is None:
+        return -1
+    name = metadata_location.rstrip("/").rsplit("/", 1)[-1]
+    match = _JAVA_METADATA_NAME.match(name) or _HADOOP_METADATA_NAME.match(name)
+    return int(match.group(1)) if match else -1
+
+
+def next_metadata_location(metadata: TableMetadata, previous_location: str | None) -> str:
+    """Where the metadata file following ``previous_location`` goes, named as Java's
+    ``BaseMetastoreTableOperations`` names it: ``<location>/metadata/<5-digit version>-<uuid>
+    .metadata.json`` (under ``write.metadata.path`` when set; ``.gz.metadata.json`` when
+    ``write.metadata.compression-codec`` is gzip)."""
+    directory = metadata.properties.get("write.metadata.path") or (
+        metadata.location.rstrip("/") + "/metadata"
+    )
+    codec = metadata.properties.get("write.metadata.compression-codec", "none").lower()
+    if codec not in ("none", "gzip"):
+        raise ValidationError(
+            f"write.metadata.compression-codec must be none or gzip, got {codec!r}"
+        )
+    suffix = ".gz.metadata.json" if codec == "gzip" else ".metadata.json"
+    version = parse_version(previous_location) + 1
+    return f"{directory.rstrip('/')}/{version:05d}-{uuid.uuid4()}{suffix}"
+
+
+@dataclass(frozen=True)
+class CommitTableResponse:
+    """What a commit produced: the new metadata and the file it was written to."""
+
+    metadata: TableMetadata
+    metadata_location: str
+
+
+def to_identifier(identifier: IdentifierLike) -> Identifier:
+    """``"a.b.t"`` or ``("a", "b", "t")`` as a tuple; refuses empty parts."""
+    parts = tuple(identifier.split(".")) if isinstance(identifier, str) else tuple(identifier)
+    if not parts or any(not isinstance(p, str) or not p for p in parts):
+        raise ValidationError(f"invalid identifier {identifier!r}: empty or non-string parts")
+    return parts
+
+
+class Catalog(ABC):
+    """A catalog of namespaces, tables and views. ``name`` is the catalog's name (the
+    ``catalog_name`` column of a SQL catalog); ``properties`` configure it and the FileIO of
+    its tables."""
+
+    def __init__(self, name: str, **properties: str) -> None:
+        self.name = name
+        self.properties: dict[str, str] = dict(properties)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+    def _file_io(self, properties: Mapping[str, str] | None = None) -> FileIO:
+        return FileIO({**self.properties, **(properties or {})})
+
+    # --- namespaces ------------------------------------------------------------------------
+
+    @abstractmethod
+    def create_namespace(
+        self, namespace: IdentifierLike, properties: Mapping[str, str] | None = None
+    ) -> None: ...
+
+    @abstractmethod
+    def list_namespaces(self, namespace: IdentifierLike = ()) -> list[Identifier]: ...
+
+    @abstractmethod
+    def drop_namespace(self, namespace: IdentifierLike) -> None: ...
+
+    @abstractmethod
+    def load_namespace_properties(self, namespace: IdentifierLike) -> dict[str, str]: ...
+
+    @abstractmethod
+    def update_namespace_properties(
+        self,
+        namespace: IdentifierLike,
+        removals: set[str] | None = None,
+        updates: Mapping[str, str] | None = None,
+    ) -> Any: ...
+
+    # --- tables ----------------------------------------------------------------------------
+
+    @abstractmethod
+    def create_table(
+        self,
+        identifier: IdentifierLike,
+        schema: Schema | Any,
+        location: str | None = None,
+        partition_spec: PartitionSpec | None = None,
+        sort_order: SortOrder | None = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> Table: ...
+
+    @abstractmethod
+    def load_table(self, identifier: IdentifierLike) -> Table: ...
+
+    def table_exists(self, identifier: IdentifierLike) -> bool:
+        from frazil.errors import NotFoundError
+
+        try:
+            self.load_table(identifier)
+        except NotFoundError:
+            return False
+        return True
+
+    @abstractmethod
+    def list_tables(self, namespace: IdentifierLike) -> list[Identifier]: ...
+
+    @abstractmethod
+    def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None: ...
+
+    @abstractmethod
+    def rename_table(
+        self, from_identifier: IdentifierLike, to_identifier: IdentifierLike
+    ) -> Table: ...
+
+    @abstractmethod
+    def register_table(self, identifier: IdentifierLike, metadata_location: str) -> Table: ...
+
+    # --- commits ---------------------------------------------------------------------------
+
+    @abstractmethod
+    def _current_metadata_location(self, identifier: Identifier) -> str:
+        """The table's current metadata file (raises NotFoundError for a missing table)."""
+
+    @abstractmethod
+    def _swap(
+        self,
+        identifier: Identifier,
+        expected_location: str,
+        new_metadata: TableMetadata,
+        new_location: str,
+    ) -> None:
+        """Make ``new_location`` (already written) the table's current metadata if the current
+        one is still ``expected_location``; raise CommitFailedError otherwise, and
+        CommitStateUnknownError when the outcome cannot be known."""
+
+    def _new_location(self, identifier: Identifier, metadata: TableMetadata, previous: str) -> str:
+        """Where the next metadata file goes (Java's naming; the filesystem catalog overrides)."""
+        return next_metadata_location(metadata, previous)
+
+    def _write_new_metadata(
+        self, identifier: Identifier, metadata: TableMetadata, location: str
+    ) -> None:
+        write_metadata(metadata, location, io=self._file_io(metadata.properties))
+
+    def commit_table(
+        self,
+        table: Table,
+        requirements: Sequence[TableRequirement],
+        updates: Sequence[TableUpdate],
+    ) -> CommitTableResponse:
+        """Commit ``updates`` to ``table`` if ``requirements`` hold of its latest metadata
+        (spec: "Optimistic Concurrency"). Raises CommitFailedError when they no longer hold
+        or another writer swapped the pointer first (retryable after a refresh)."""
+        from frazil.metadata import read_metadata
+
+        identifier = table.identifier
+        current_location = self._current_metadata_location(identifier)
+        if current_location == table.metadata_location:
+            current = table.metadata
+        else:
+            current = read_metadata(current_location, io=self._file_io(table.io_properties))
+            current = table.metadata.check_refreshed(current)
+        validate_requirements(requirements, current)
+        new_metadata = apply_updates(current, updates, current_location)
+        if new_metadata is current:
+            return CommitTableResponse(current, current_location)
+        new_location = self._new_location(identifier, new_metadata, current_location)
+        self._write_new_metadata(identifier, new_metadata, new_location)
+        try:
+            self._swap(identifier, current_location, new_metadata, new_location)
+        except CommitFailedError:
+            # The file was never made current: nobody can be reading it.
+            self._file_io(new_metadata.properties).delete(new_location)
+            raise
+        object.__setattr__(new_metadata, "metadata_location", new_location)
+        return CommitTableResponse(new_metadata, new_location)
+
+
+def load_catalog(name: str | None = "default", **properties: str) -> Catalog:
+    """The catalog ``name``, configured by ``properties`` (see :mod:`frazil.catalog.config`)."""
+    raise NotImplementedError("load_catalog arrives with the SQL and filesystem catalogs")

@@ -1,0 +1,308 @@
+"""Transactions: changes collected against a table and committed once, retried on a lost race
+(spec: "Optimistic Concurrency", "Commit Conflict Resolution and Retry").
+
+A transaction holds :class:`PendingChange` objects in order. Each attempt starts from the
+table's latest metadata: every change produces its updates against the metadata staged so far
+(so an append re-applies on whatever the other writer committed, and a schema change checks
+that the schema it was built on is still current), the requirements are derived from the base,
+and the catalog swaps the pointer. A :class:`~frazil.errors.CommitFailedError` (another writer
+won) refreshes the table and tries again, per the table's ``commit.retry.*`` properties with
+Java's defaults and exponential backoff. A change that can no longer apply raises
+:class:`~frazil.errors.CommitValidationError`, which is not retried. When the commit finally
+fails, each change deletes what it wrote; when the catalog's answer is unknown
+(:class:`~frazil.errors.CommitStateUnknownError`) nothing is deleted, since it may be live.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from frazil.errors import (
+    CommitFailedError,
+    CommitStateUnknownError,
+    CommitValidationError,
+    FrazilError,
+    ValidationError,
+)
+from frazil.metadata import TableMetadata
+from frazil.table._apply import apply_updates
+from frazil.table.requirements import TableRequirement, requirements_for, validate_requirements
+from frazil.table.updates import RemoveProperties, SetProperties, TableUpdate
+
+if TYPE_CHECKING:
+    from frazil.table._table import Table
+    from frazil.table.manage_snapshots import ManageSnapshots
+    from frazil.table.update_schema import UpdateSchema
+    from frazil.table.update_sort_order import UpdateSortOrder
+    from frazil.table.update_spec import UpdateSpec
+
+__all__ = ["BuilderChange", "PendingChange", "RetryPolicy", "Transaction", "UpdateProperties"]
+
+
+class PendingChange(ABC):
+    """One operation of a transaction (a snapshot producer, a schema change, ...)."""
+
+    @abstractmethod
+    def updates_for(self, staged: TableMetadata) -> tuple[TableUpdate, ...]:
+        """The updates that apply this change on top of ``staged`` (the table's latest
+        metadata with the transaction's earlier changes applied). Called once per attempt;
+        raises CommitValidationError when the change can no longer apply."""
+
+    def cleanup(self, committed: bool) -> None:  # noqa: B027 - optional hook
+        """Called once when the transaction ends: ``committed`` says whether it landed. A
+        change deletes the files it wrote and the commit does not reference (all of them when
+        it failed)."""
+
+
+class BuilderChange(PendingChange):
+    """Fixed updates built against a base (an evolution builder's), valid while the
+    ``requirements`` derived from that base still hold."""
+
+    def __init__(
+        self, updates: tuple[TableUpdate, ...], requirements: tuple[TableRequirement, ...]
+    ) -> None:
+        self.updates = updates
+        self.requirements = requirements
+
+    def updates_for(self, staged: TableMetadata) -> tuple[TableUpdate, ...]:
+        try:
+            validate_requirements(self.requirements, staged)
+        except CommitFailedError as error:
+            raise CommitValidationError(
+                f"the table changed since this change was built: {error}"
+            ) from None
+        return self.updates
+
+
+def _int_property(properties: Mapping[str, str], key: str, default: int) -> int:
+    value = properties.get(key)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ValidationError(f"table property {key} must be an integer, got {value!r}") from None
+    if number < 0:
+        raise ValidationError(f"table property {key} must not be negative, got {number}")
+    return number
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long a lost commit is retried: the table's ``commit.retry.*``
+    properties, with Java's defaults (TableProperties)."""
+
+    num_retries: int = 4
+    min_wait_ms: int = 100
+    max_wait_ms: int = 60_000
+    total_timeout_ms: int = 1_800_000
+
+    @classmethod
+    def from_properties(cls, properties: Mapping[str, str]) -> RetryPolicy:
+        default = cls()
+        return cls(
+            _int_property(properties, "commit.retry.num-retries", default.num_retries),
+            _int_property(properties, "commit.retry.min-wait-ms", default.min_wait_ms),
+            _int_property(properties, "commit.retry.max-wait-ms", default.max_wait_ms),
+            _int_property(properties, "commit.retry.total-timeout-ms", default.total_timeout_ms),
+        )
+
+    def wait_ms(self, attempt: int) -> float:
+        """Java's Tasks.exponentialBackoff: min * 2^(attempt-1), capped, with up to 10% jitter."""
+        delay = min(self.min_wait_ms * 2.0 ** (attempt - 1), float(self.max_wait_ms))
+        return delay + delay * 0.1 * random.random()
+
+
+class Transaction:
+    """Changes to one table committed together. Use as a context manager (commits on a clean
+    exit) or call :meth:`commit_transaction`."""
+
+    def __init__(self, table: Table) -> None:
+        if table.catalog is None:
+            raise FrazilError(
+                f"{table!r} was opened without a catalog and is read-only: load it through a "
+                "catalog to commit"
+            )
+        self._table = table
+        self._changes: list[PendingChange] = []
+        self._staged = table.metadata
+        self._done = False
+
+    @property
+    def table(self) -> Table:
+        return self._table
+
+    @property
+    def staged_metadata(self) -> TableMetadata:
+        """The table's metadata with this transaction's changes applied (not committed)."""
+        return self._staged
+
+    def add_change(self, change: PendingChange) -> TableMetadata:
+        """Add ``change`` (applied to the staged metadata now, to catch errors early)."""
+        if self._done:
+            raise FrazilError("this transaction has already been committed or abandoned")
+        self._staged = apply_updates(self._staged, change.updates_for(self._staged))
+        self._changes.append(change)
+        return self._staged
+
+    def _stage_builder(
+        self, updates: tuple[TableUpdate, ...], requirements: tuple[TableRequirement, ...]
+    ) -> TableMetadata:
+        return self.add_change(BuilderChange(updates, requirements))
+
+    # --- the builders, staged into this transaction -----------------------------------------
+
+    def update_schema(
+        self, allow_incompatible_changes: bool = False, case_sensitive: bool = True
+    ) -> UpdateSchema:
+        from frazil.table.update_schema import UpdateSchema
+
+        return UpdateSchema(
+            self._staged,
+            allow_incompatible_changes=allow_incompatible_changes,
+            case_sensitive=case_sensitive,
+            committer=self._stage_builder,
+        )
+
+    def update_spec(self, case_sensitive: bool = True) -> UpdateSpec:
+        from frazil.table.update_spec import UpdateSpec
+
+        return UpdateSpec(
+            self._staged, case_sensitive=case_sensitive, committer=self._stage_builder
+        )
+
+    def update_sort_order(self, case_sensitive: bool = True) -> UpdateSortOrder:
+        from frazil.table.update_sort_order import UpdateSortOrder
+
+        return UpdateSortOrder(
+            self._staged, case_sensitive=case_sensitive, committer=self._stage_builder
+        )
+
+    def manage_snapshots(self) -> ManageSnapshots:
+        from frazil.table.manage_snapshots import ManageSnapshots
+
+        return ManageSnapshots(self._staged, committer=self._stage_builder)
+
+    def set_properties(
+        self, properties: Mapping[str, str] | None = None, **kwargs: str
+    ) -> Transaction:
+        updates = {**(properties or {}), **kwargs}
+        if updates:
+            self.add_change(BuilderChange((SetProperties(updates),), ()))
+        return self
+
+    def remove_properties(self, *keys: str) -> Transaction:
+        if keys:
+            self.add_change(BuilderChange((RemoveProperties(tuple(keys)),), ()))
+        return self
+
+    # --- committing ------------------------------------------------------------------------
+
+    def _cleanup(self, committed: bool) -> None:
+        self._done = True
+        for change in self._changes:
+            change.cleanup(committed)
+
+    def commit_transaction(self) -> Table:
+        """Commit every change at once, retrying lost races; returns the refreshed table."""
+        if self._done:
+            raise FrazilError("this transaction has already been committed or abandoned")
+        table = self._table
+        catalog = table.catalog
+        assert catalog is not None
+        policy = RetryPolicy.from_properties(table.properties)
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            base = table.metadata
+            try:
+                staged = base
+                updates: list[TableUpdate] = []
+                for change in self._changes:
+                    change_updates = change.updates_for(staged)
+                    staged = apply_updates(staged, change_updates)
+                    updates.extend(change_updates)
+                if not updates:
+                    self._cleanup(True)
+                    return table
+                response = catalog.commit_table(table, requirements_for(base, updates), updates)
+            except CommitFailedError:
+                attempt += 1
+                elapsed_ms = (time.monotonic() - started) * 1000
+                if attempt > policy.num_retries or elapsed_ms >= policy.total_timeout_ms:
+                    self._cleanup(False)
+                    raise
+                time.sleep(policy.wait_ms(attempt) / 1000)
+                table.refresh()
+                continue
+            except CommitStateUnknownError:
+                self._done = True
+                raise
+            except BaseException:
+                self._cleanup(False)
+                raise
+            table._set_metadata(response.metadata, response.metadata_location)
+            self._staged = response.metadata
+            self._cleanup(True)
+            return table
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.commit_transaction()
+        elif not self._done:
+            self._cleanup(False)
+
+
+class UpdateProperties:
+    """Set and remove table properties; commits on a clean exit of the ``with`` block (or
+    :meth:`commit`). Removal wins over a set of the same key made earlier."""
+
+    def __init__(self, table: Table) -> None:
+        self._table = table
+        self._set: dict[str, str] = {}
+        self._removed: set[str] = set()
+
+    def set(self, key: str, value: str) -> UpdateProperties:
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise ValidationError(f"table properties are strings, got {key!r}: {value!r}")
+        self._removed.discard(key)
+        self._set[key] = value
+        return self
+
+    def remove(self, *keys: str) -> UpdateProperties:
+        for key in keys:
+            self._set.pop(key, None)
+            self._removed.add(key)
+        return self
+
+    def commit(self) -> Table:
+        transaction = Transaction(self._table)
+        transaction.set_properties(self._set)
+        transaction.remove_properties(*sorted(self._removed))
+        return transaction.commit_transaction()
+
+    def __enter__(self) -> UpdateProperties:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.commit()

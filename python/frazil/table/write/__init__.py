@@ -121,7 +121,8 @@ def _write(
         if isinstance(data, pa.Table) and order.fields and data.num_rows:
             # An in-memory table is sorted as a whole, so each file is sorted.
             whole = conformer.conform(data.combine_chunks().to_batches()[0])
-            batches = iter(sort_batch(whole, settings.schema, order).to_batches())
+            ordered = sort_batch(whole, settings.schema, order)
+            batches = iter(pa.Table.from_batches([ordered]).to_batches(max_chunksize=1 << 17))
             presorted = True
         else:
             presorted = False

@@ -105,19 +105,16 @@ class FileSettings:
         }
 
 
-def _footer_schema(settings: FileSettings) -> pa.Schema:
-    # Java's ParquetWriter stores the table schema under "iceberg.schema".
-    return settings.arrow_schema.with_metadata(
-        {"iceberg.schema": json.dumps(settings.schema.to_json())}
-    )
-
-
 class _OpenFile:
     def __init__(self, settings: FileSettings, location: str) -> None:
         self.location = location
         self.sink = open_arrow_output(raw(settings.io), location)
         self.writer = pq.ParquetWriter(
-            self.sink, _footer_schema(settings), **settings.parquet_options()
+            self.sink, settings.arrow_schema, **settings.parquet_options()
+        )
+        # Java's ParquetWriter stores the table schema under "iceberg.schema".
+        self.writer.add_key_value_metadata(
+            {"iceberg.schema": json.dumps(settings.schema.to_json())}
         )
         self.bounds = BoundsCollector(settings.bounds_targets)
         self.rows = 0

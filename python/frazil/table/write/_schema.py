@@ -281,12 +281,19 @@ def _conform(
     if isinstance(t, ListType):
         if not pa.types.is_list(array.type):
             array = array.cast(pa.list_(array.type.value_field))
+        if array.offset:
+            # ListArray.from_arrays takes no mask with sliced offsets: copy the slice.
+            array = pa.concat_arrays([array])
+            mask = array.is_null() if array.null_count else None
         values = _conform(
             t.element_field, path + ".element", array.values, target.value_type, nulls
         )
         return pa.ListArray.from_arrays(array.offsets, values, type=target, mask=mask)
     if isinstance(t, MapType):
         key, value = t.key_field, t.value_field
+        if array.offset:
+            array = pa.concat_arrays([array])
+            mask = array.is_null() if array.null_count else None
         keys = _conform(key, path + ".key", array.keys, target.key_type, nulls)
         items = _conform(value, path + ".value", array.items, target.item_type, nulls)
         return pa.MapArray.from_arrays(array.offsets, keys, items, type=target, mask=mask)

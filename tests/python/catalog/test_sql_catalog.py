@@ -268,10 +268,10 @@ def test_hostile_names(sql_catalog: SqlCatalog, tmp_path: Path) -> None:
     # Quotes and SQL are stored as they are: parameters, never SQL text.
     evil = "x'); DROP TABLE iceberg_tables; --"
     c.create_namespace(evil, {"k'": "v\"'"})
-    table = c.create_table((evil, 'o"brien\'s'), ARROW)
-    assert c.list_tables(evil) == [(evil, 'o"brien\'s')]
+    table = c.create_table((evil, "o\"brien's"), ARROW)
+    assert c.list_tables(evil) == [(evil, "o\"brien's")]
     assert c.load_namespace_properties(evil)["k'"] == "v\"'"
-    assert c.load_table((evil, 'o"brien\'s')).metadata_location == table.metadata_location
+    assert c.load_table((evil, "o\"brien's")).metadata_location == table.metadata_location
     # LIKE wildcards in a namespace match only themselves.
     c.create_namespace("a_c")
     assert not c.namespace_exists("abc") and c.namespace_exists("a_c")

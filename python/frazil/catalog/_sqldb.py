@@ -98,6 +98,26 @@ class SqliteDatabase(Database):
         super().__init__(f"sqlite:{path}")
         self.path = path
         self._timeout = busy_timeout_ms / 1000
+        if self._memory_keeper is None:
+            self._use_wal()
+
+    def _use_wal(self) -> None:
+        """Switch the database to WAL journaling (persistent, and understood by every SQLite
+        client, Java's sqlite-jdbc included). In the default rollback journal any open read
+        cursor blocks every writer, and Java's JdbcCatalog leaves cursors open on its pooled
+        connections (unclosed ResultSets of its schema checks), so a frazil commit would wait
+        for Java's pool to close; in WAL mode readers never block writers. Best effort: when
+        another connection holds the database the mode stays as it is."""
+        try:
+            conn = sqlite3.connect(self.path, timeout=1.0, isolation_level=None)
+        except sqlite3.Error as error:
+            raise FrazilIOError(f"cannot open the SQLite catalog {self.path}: {error}") from None
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError:
+            pass
+        finally:
+            conn.close()
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:

@@ -49,7 +49,7 @@ def _file_properties(name: str) -> dict[str, str]:
         if os.environ.get("FRAZIL_CONFIG"):
             raise ValidationError(f"FRAZIL_CONFIG names {path}, which is not a file")
         return {}
-    import yaml
+    import yaml  # type: ignore[import-untyped]
 
     try:
         loaded: Any = yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -94,6 +94,10 @@ _CREATE_NAMESPACE_PROPERTIES = (
     "namespace VARCHAR(255) NOT NULL,property_key VARCHAR(255),property_value VARCHAR(1000),"
     "PRIMARY KEY (catalog_name, namespace, property_key))"
 )
+_INSERT_PROPERTY = (
+    f"INSERT INTO {NAMESPACE_PROPERTIES} (catalog_name, namespace, property_key, property_value) "
+    "VALUES (?,?,?,?)"
+)
 
 
 def _like_prefix(namespace: str) -> str:
@@ -191,7 +195,7 @@ class SqlCatalog(Catalog):
         if self.namespace_exists(ns):
             raise NamespaceAlreadyExistsError(f"namespace {_name(ns)!r} already exists")
         props = {**dict(properties or {}), _EXISTS: "true"}
-        insert = f"INSERT INTO {NAMESPACE_PROPERTIES} (catalog_name, namespace, property_key, property_value) VALUES (?,?,?,?)"
+        insert = _INSERT_PROPERTY
         try:
             self._db.transaction(
                 [(insert, (self.name, _name(ns), str(k), str(v))) for k, v in props.items()]
@@ -285,13 +289,15 @@ class SqlCatalog(Catalog):
             else:
                 statements.append(
                     (
-                        f"INSERT INTO {NAMESPACE_PROPERTIES} (catalog_name, namespace, property_key, property_value) VALUES (?,?,?,?)",
+                        _INSERT_PROPERTY,
                         (self.name, _name(ns), str(k), str(v)),
                     )
                 )
         counts = self._db.transaction(statements)
-        removed = [k for k, n in zip(sorted(removals), counts) if n]
-        missing = [k for k, n in zip(sorted(removals), counts) if not n]
+        removed = [k for k, n in zip(sorted(removals), counts[: len(removals)], strict=True) if n]
+        missing = [
+            k for k, n in zip(sorted(removals), counts[: len(removals)], strict=True) if not n
+        ]
         return PropertiesUpdateSummary(removed=removed, updated=sorted(updates), missing=missing)
 
     # --- tables ----------------------------------------------------------------------------
@@ -421,7 +427,8 @@ class SqlCatalog(Catalog):
         ns = self._namespace(namespace)
         self._require_namespace(ns)
         rows = self._db.query(
-            f"SELECT table_name FROM {TABLES} WHERE catalog_name = ? AND table_namespace = ? AND {kind}",
+            f"SELECT table_name FROM {TABLES} "
+            f"WHERE catalog_name = ? AND table_namespace = ? AND {kind}",
             (self.name, _name(ns)),
         )
         return sorted((*ns, str(r[0])) for r in rows)

@@ -14,7 +14,6 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-
 from frazil.catalog import Catalog
 from frazil.catalog.filesystem import FileSystemCatalog
 from frazil.catalog.sql import SqlCatalog

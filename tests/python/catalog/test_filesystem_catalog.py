@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-
 from frazil.catalog.filesystem import FileSystemCatalog
 from frazil.errors import (
     CommitFailedError,
@@ -52,7 +51,7 @@ def test_layout_and_commits(tmp_path: Path) -> None:
     assert final.metadata_location == str(metadata / "v4.metadata.json")
     assert {"k", "x", "y"} <= set(final.properties)
     # The version file's creation is the commit: an existing next version refuses it.
-    with pytest.raises(CommitFailedError, match="v4.metadata.json exists"):
+    with pytest.raises(CommitFailedError, match=r"v4\.metadata\.json exists"):
         c._write_new_metadata(("a", "b", "t"), final.metadata, str(metadata / "v4.metadata.json"))
     # A stale hint is only a hint.
     (metadata / "version-hint.text").write_text("1")

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import frazil
+import pytest
 from frazil.catalog.filesystem import FileSystemCatalog
 from frazil.catalog.memory import InMemoryCatalog
 from frazil.catalog.sql import SqlCatalog
@@ -84,5 +83,5 @@ def test_bad_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("catalog: [1, 2]\n")
     monkeypatch.setenv("FRAZIL_CONFIG", str(bad))
-    with pytest.raises(ValidationError, match="bad.yaml"):
+    with pytest.raises(ValidationError, match=r"bad\.yaml"):
         frazil.load_catalog("x")

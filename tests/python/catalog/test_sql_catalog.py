@@ -10,7 +10,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from frazil.catalog.sql import SqlCatalog
 from frazil.errors import (
     CommitFailedError,
@@ -37,7 +36,7 @@ def test_namespaces(sql_catalog: SqlCatalog) -> None:
     c.create_namespace("a")
     c.create_namespace(("a", "b"), {"owner": "me"})
     c.create_namespace("a.b.c")
-    with pytest.raises(NamespaceAlreadyExistsError, match="a.b"):
+    with pytest.raises(NamespaceAlreadyExistsError, match=r"a\.b"):
         c.create_namespace("a.b")
     assert c.list_namespaces() == [("a",)]
     assert c.list_namespaces("a") == [("a", "b")]
@@ -101,7 +100,7 @@ def test_tables_and_commits(sql_catalog: SqlCatalog) -> None:
     # The pointer really is a check-and-put: a swap from the wrong base fails.
     with pytest.raises(CommitFailedError, match="changed concurrently"):
         c._swap(("db", "t"), table.metadata_location or "", final.metadata, "x")
-    with pytest.raises(NoSuchTableError, match="db.nope"):
+    with pytest.raises(NoSuchTableError, match=r"db\.nope"):
         c.load_table("db.nope")
 
 
@@ -111,7 +110,7 @@ def test_commit_against_dropped_table(sql_catalog: SqlCatalog) -> None:
     table = c.create_table("db.t", ARROW)
     c.drop_table("db.t")
     before = set(os.listdir(Path(table.location()) / "metadata"))
-    with pytest.raises(NoSuchTableError, match="db.t"):
+    with pytest.raises(NoSuchTableError, match=r"db\.t"):
         with table.update_properties() as update:
             update.set("x", "1")
     assert set(os.listdir(Path(table.location()) / "metadata")) == before
@@ -184,9 +183,8 @@ def _snapshot_files(table: object, data_path: str) -> tuple[str, str]:
     """Commit a snapshot referencing ``data_path`` through the catalog (a hand-made append:
     writing data is not this module's job) and return its manifest and manifest list."""
     from frazil.snapshots import Snapshot
-    from frazil.table.updates import AddSnapshot, SetSnapshotRef
-
     from frazil.table._table import Table
+    from frazil.table.updates import AddSnapshot, SetSnapshotRef
 
     assert isinstance(table, Table)
     location = table.location()
@@ -309,5 +307,5 @@ def test_sqlite_uri_and_java_tables(tmp_path: Path) -> None:
 def test_postgres_unreachable() -> None:
     from frazil.errors import FrazilIOError
 
-    with pytest.raises(FrazilIOError, match="cannot connect to postgresql://127.0.0.1:9/"):
+    with pytest.raises(FrazilIOError, match=r"cannot connect to postgresql://127\.0\.0\.1:9/"):
         SqlCatalog("x", uri="postgresql://u:secret@127.0.0.1:9/db", **{"connect-timeout-s": "2"})

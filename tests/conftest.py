@@ -11,6 +11,9 @@ import os
 
 import pytest
 
+# Session fixtures shared by tests/python and tests/interop.
+from postgres_server import postgres_uri  # noqa: F401
+
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if os.environ.get("FRAZIL_ALLOW_SKIPS") == "1":

@@ -15,6 +15,7 @@ from frazil.errors import FrazilError
 
 if TYPE_CHECKING:
     from frazil import expressions, transforms, types, values
+    from frazil.catalog import load_catalog
     from frazil.metadata import TableMetadata, check_same_table, read_metadata, write_metadata
     from frazil.name_mapping import MappedField, NameMapping
     from frazil.partitioning import PartitionField, PartitionSpec
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
 
 # Name -> the module that defines it.
 _LAZY: dict[str, str] = {
+    "load_catalog": "frazil.catalog",
     "TableMetadata": "frazil.metadata",
     "check_same_table": "frazil.metadata",
     "read_metadata": "frazil.metadata",
@@ -192,6 +194,7 @@ __all__ = [
     "check_same_table",
     "errors",
     "expressions",
+    "load_catalog",
     "read_metadata",
     "read_task",
     "transforms",

@@ -23,14 +23,23 @@ __all__ = [
     "InvalidTransformError",
     "InvalidUpdateError",
     "InvalidValueError",
+    "NamespaceAlreadyExistsError",
+    "NamespaceNotEmptyError",
+    "NoSuchNamespaceError",
+    "NoSuchTableError",
+    "NoSuchViewError",
     "NotFoundError",
     "PermissionDeniedError",
+    "TableAlreadyExistsError",
     "TableUUIDMismatchError",
     "UnknownFieldError",
     "UnknownTypeError",
+    "UnsafeNameError",
     "UnsupportedFormatVersionError",
+    "UnsupportedOperationError",
     "UnsupportedTransformError",
     "ValidationError",
+    "ViewAlreadyExistsError",
 ]
 
 
@@ -138,3 +147,44 @@ class PermissionDeniedError(FrazilIOError, PermissionError):
 class AlreadyExistsError(FrazilIOError, FileExistsError):
     """A file or object that must not exist yet already does (a metadata file is written once);
     the message names it."""
+
+
+# --- catalogs -------------------------------------------------------------------------------
+
+
+class NoSuchNamespaceError(NotFoundError):
+    """A namespace the catalog does not have; the message names it."""
+
+
+class NoSuchTableError(NotFoundError):
+    """A table the catalog does not have (or no longer has); the message names it."""
+
+
+class NoSuchViewError(NotFoundError):
+    """A view the catalog does not have; the message names it."""
+
+
+class NamespaceAlreadyExistsError(AlreadyExistsError):
+    """A namespace created twice; the message names it."""
+
+
+class TableAlreadyExistsError(AlreadyExistsError):
+    """A table (or a view of the same name) already exists; the message names it."""
+
+
+class ViewAlreadyExistsError(AlreadyExistsError):
+    """A view (or a table of the same name) already exists; the message names it."""
+
+
+class NamespaceNotEmptyError(ValidationError):
+    """A namespace dropped while it still holds tables, views or namespaces."""
+
+
+class UnsafeNameError(ValidationError):
+    """A namespace, table or view name that cannot become part of a storage path: empty, ``.``
+    or ``..``, or holding ``/``, ``\\``, a NUL or a control character."""
+
+
+class UnsupportedOperationError(FrazilError):
+    """An operation this catalog (or its storage) cannot do, such as renaming a table of a
+    file-system catalog, or committing to an object store without conditional writes."""

@@ -95,6 +95,22 @@ def iceberg_jars() -> dict[str, Path]:
     return jars
 
 
+# The JDBC drivers of Java's JdbcCatalog (Debian's libxerial-sqlite-jdbc-java and
+# libpostgresql-jdbc-java, installed by tests/run), for tests/interop/test_catalog_parity.py.
+JDBC_JARS = ("/usr/share/java/sqlite-jdbc.jar", "/usr/share/java/postgresql.jar")
+
+
+def _jdbc_jars() -> list[Path]:
+    jars = [Path(p) for p in JDBC_JARS]
+    missing = [str(p) for p in jars if not p.is_file()]
+    if missing:
+        _fail(
+            f"JDBC drivers missing: {missing} (apt-get install libxerial-sqlite-jdbc-java "
+            "libpostgresql-jdbc-java; tests/run does)"
+        )
+    return jars
+
+
 @pytest.fixture(scope="session")
 def referee_classes(
     tmp_path_factory: pytest.TempPathFactory, iceberg_jars: dict[str, Path]
@@ -141,7 +157,12 @@ def spark(
     log4j.write_text(_LOG4J2)
     # The driver is the only JVM in local mode: everything goes on its class path.
     class_path = os.pathsep.join(
-        [str(iceberg_jars["runtime"]), str(iceberg_jars["extensions"]), str(referee_classes)]
+        [
+            str(iceberg_jars["runtime"]),
+            str(iceberg_jars["extensions"]),
+            str(referee_classes),
+            *(str(jar) for jar in _jdbc_jars()),
+        ]
     )
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # Python workers (only used by Python UDFs) must run this interpreter.

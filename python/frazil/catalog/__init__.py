@@ -31,7 +31,13 @@ if TYPE_CHECKING:
     from frazil.sorting import SortOrder
     from frazil.table._table import Table
 
-__all__ = ["Catalog", "CommitTableResponse", "Identifier", "next_metadata_location"]
+__all__ = [
+    "Catalog",
+    "CommitTableResponse",
+    "Identifier",
+    "load_catalog",
+    "next_metadata_location",
+]
 
 # A table or namespace name: ("ns", "table") or "ns.table".
 Identifier = tuple[str, ...]
@@ -226,5 +232,9 @@ class Catalog(ABC):
 
 
 def load_catalog(name: str | None = "default", **properties: str) -> Catalog:
-    """The catalog ``name``, configured by ``properties`` (see :mod:`frazil.catalog.config`)."""
-    raise NotImplementedError("load_catalog arrives with the SQL and filesystem catalogs")
+    """The catalog ``name``, configured by ``~/.frazil.yaml`` (or ``$FRAZIL_CONFIG``),
+    ``FRAZIL_CATALOG__<NAME>__<KEY>`` variables and ``properties`` (see
+    :mod:`frazil.catalog.config`)."""
+    from frazil.catalog.config import load_catalog as load
+
+    return load(name, **properties)

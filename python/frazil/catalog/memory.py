@@ -18,7 +18,15 @@ from frazil.catalog import (
     next_metadata_location,
     to_identifier,
 )
-from frazil.errors import AlreadyExistsError, CommitFailedError, NotFoundError, ValidationError
+from frazil.errors import (
+    CommitFailedError,
+    NamespaceAlreadyExistsError,
+    NamespaceNotEmptyError,
+    NoSuchNamespaceError,
+    NoSuchTableError,
+    TableAlreadyExistsError,
+    ValidationError,
+)
 from frazil.metadata import TableMetadata, read_metadata, write_metadata
 
 if TYPE_CHECKING:
@@ -49,7 +57,7 @@ class InMemoryCatalog(Catalog):
         ns = to_identifier(namespace)
         with self._lock:
             if ns in self._namespaces:
-                raise AlreadyExistsError(f"namespace {'.'.join(ns)} already exists")
+                raise NamespaceAlreadyExistsError(f"namespace {'.'.join(ns)} already exists")
             self._namespaces[ns] = dict(properties or {})
 
     def list_namespaces(self, namespace: IdentifierLike = ()) -> list[Identifier]:
@@ -64,15 +72,15 @@ class InMemoryCatalog(Catalog):
         ns = to_identifier(namespace)
         with self._lock:
             if ns not in self._namespaces:
-                raise NotFoundError(f"namespace {'.'.join(ns)} does not exist")
+                raise NoSuchNamespaceError(f"namespace {'.'.join(ns)} does not exist")
             if any(t[:-1] == ns for t in self._tables):
-                raise ValidationError(f"namespace {'.'.join(ns)} is not empty")
+                raise NamespaceNotEmptyError(f"namespace {'.'.join(ns)} is not empty")
             del self._namespaces[ns]
 
     def load_namespace_properties(self, namespace: IdentifierLike) -> dict[str, str]:
         ns = to_identifier(namespace)
         if ns not in self._namespaces:
-            raise NotFoundError(f"namespace {'.'.join(ns)} does not exist")
+            raise NoSuchNamespaceError(f"namespace {'.'.join(ns)} does not exist")
         return dict(self._namespaces[ns])
 
     def update_namespace_properties(
@@ -84,7 +92,7 @@ class InMemoryCatalog(Catalog):
         ns = to_identifier(namespace)
         with self._lock:
             if ns not in self._namespaces:
-                raise NotFoundError(f"namespace {'.'.join(ns)} does not exist")
+                raise NoSuchNamespaceError(f"namespace {'.'.join(ns)} does not exist")
             props = self._namespaces[ns]
             for key in removals or ():
                 props.pop(key, None)
@@ -106,7 +114,7 @@ class InMemoryCatalog(Catalog):
 
         ident = to_identifier(identifier)
         if ident[:-1] not in self._namespaces:
-            raise NotFoundError(f"namespace {'.'.join(ident[:-1])} does not exist")
+            raise NoSuchNamespaceError(f"namespace {'.'.join(ident[:-1])} does not exist")
         location = location or "/".join([self.properties["warehouse"].rstrip("/"), *ident])
         metadata = new_table_metadata(
             schema, location, partition_spec, sort_order, properties, format_version
@@ -114,7 +122,7 @@ class InMemoryCatalog(Catalog):
         metadata_location = next_metadata_location(metadata, None)
         with self._lock:
             if ident in self._tables:
-                raise AlreadyExistsError(f"table {'.'.join(ident)} already exists")
+                raise TableAlreadyExistsError(f"table {'.'.join(ident)} already exists")
             write_metadata(metadata, metadata_location, io=self._file_io(metadata.properties))
             self._tables[ident] = metadata_location
         return self.load_table(ident)
@@ -135,7 +143,7 @@ class InMemoryCatalog(Catalog):
         ident = to_identifier(identifier)
         with self._lock:
             if self._tables.pop(ident, None) is None:
-                raise NotFoundError(f"table {'.'.join(ident)} does not exist")
+                raise NoSuchTableError(f"table {'.'.join(ident)} does not exist")
 
     def rename_table(
         self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike
@@ -143,9 +151,9 @@ class InMemoryCatalog(Catalog):
         source, target = to_identifier(from_identifier), to_identifier(to_identifier_)
         with self._lock:
             if source not in self._tables:
-                raise NotFoundError(f"table {'.'.join(source)} does not exist")
+                raise NoSuchTableError(f"table {'.'.join(source)} does not exist")
             if target in self._tables:
-                raise AlreadyExistsError(f"table {'.'.join(target)} already exists")
+                raise TableAlreadyExistsError(f"table {'.'.join(target)} already exists")
             self._tables[target] = self._tables.pop(source)
         return self.load_table(target)
 
@@ -154,7 +162,7 @@ class InMemoryCatalog(Catalog):
         read_metadata(metadata_location, io=self._file_io())
         with self._lock:
             if ident in self._tables:
-                raise AlreadyExistsError(f"table {'.'.join(ident)} already exists")
+                raise TableAlreadyExistsError(f"table {'.'.join(ident)} already exists")
             self._tables[ident] = metadata_location
         return self.load_table(ident)
 
@@ -163,7 +171,7 @@ class InMemoryCatalog(Catalog):
     def _current_metadata_location(self, identifier: Identifier) -> str:
         location = self._tables.get(identifier)
         if location is None:
-            raise NotFoundError(f"table {'.'.join(identifier)} does not exist")
+            raise NoSuchTableError(f"table {'.'.join(identifier)} does not exist")
         return location
 
     def _swap(
@@ -176,7 +184,7 @@ class InMemoryCatalog(Catalog):
         with self._lock:
             current = self._tables.get(identifier)
             if current is None:
-                raise NotFoundError(f"table {'.'.join(identifier)} was dropped")
+                raise NoSuchTableError(f"table {'.'.join(identifier)} was dropped")
             if current != expected_location:
                 raise CommitFailedError(
                     f"table {'.'.join(identifier)} changed concurrently: expected "

@@ -43,7 +43,13 @@ from frazil.table._stream import ordered_parallel
 if TYPE_CHECKING:
     from frazil.table.scan import DataScan
 
-__all__ = ["arrow_schema", "read_task", "read_task_schema", "select_schema"]
+__all__ = [
+    "arrow_schema",
+    "read_task",
+    "read_task_schema",
+    "schema_from_arrow",
+    "select_schema",
+]
 
 DEFAULT_BATCH_SIZE = 131072
 # Streaming (to_batches) bounds what files in flight read ahead of the consumer (see
@@ -67,6 +73,102 @@ def arrow_schema(schema: Schema) -> pa.Schema:
 def _arrow_schema(schema_json: str) -> pa.Schema:
     result: pa.Schema = _native.iceberg_arrow_schema(schema_json)
     return result
+
+
+# Arrow time zones that mean UTC (an Iceberg timestamptz is stored as UTC instants; any zone
+# would do for the values, but only these round-trip without surprising a reader).
+_UTC_ZONES = {"utc", "etc/utc", "z", "+00:00", "-00:00", "gmt", "etc/gmt"}
+
+
+def schema_from_arrow(arrow: pa.Schema) -> Schema:
+    """The Iceberg schema of an Arrow schema, field ids assigned in order (depth first, as
+    the fields appear), nullable fields optional. Types Iceberg cannot hold (unsigned 64-bit
+    integers, durations, intervals, unions, half floats, non-UTC zones...) are refused with an
+    error naming the field and its Arrow type."""
+    if not isinstance(arrow, pa.Schema):
+        raise ValidationError(f"expected a pyarrow Schema, got {type(arrow).__name__}")
+    counter = iter(range(1, 1 << 31))
+
+    def convert_field(f: pa.Field, path: str) -> t.NestedField:
+        field_id = next(counter)
+        return t.NestedField(field_id, f.name, convert(f.type, path), required=not f.nullable)
+
+    def convert(ty: pa.DataType, path: str) -> t.IcebergType:
+        if pa.types.is_dictionary(ty):
+            return convert(ty.value_type, path)
+        if pa.types.is_struct(ty):
+            return t.StructType(
+                tuple(
+                    convert_field(ty.field(i), f"{path}.{ty.field(i).name}")
+                    for i in range(ty.num_fields)
+                )
+            )
+        if pa.types.is_list(ty) or pa.types.is_large_list(ty) or pa.types.is_fixed_size_list(ty):
+            element_id = next(counter)
+            element = ty.value_field
+            return t.ListType(
+                element_id, convert(element.type, f"{path}.element"), not element.nullable
+            )
+        if pa.types.is_map(ty):
+            key_id, value_id = next(counter), next(counter)
+            return t.MapType(
+                key_id,
+                convert(ty.key_type, f"{path}.key"),
+                value_id,
+                convert(ty.item_type, f"{path}.value"),
+                not ty.item_field.nullable,
+            )
+        primitive = _arrow_primitive(ty)
+        if primitive is None:
+            raise ValidationError(
+                f"field {path!r}: Arrow type {ty} has no Iceberg equivalent (Iceberg has "
+                "boolean, int, long, float, double, decimal(P<=38), date, time (us), timestamp "
+                "and timestamptz (us or ns, UTC), string, uuid, fixed, binary, struct, list, map)"
+            )
+        return primitive
+
+    fields = tuple(convert_field(f, f.name) for f in arrow)
+    return Schema(fields=fields)
+
+
+def _arrow_primitive(ty: pa.DataType) -> t.IcebergType | None:
+    types = pa.types
+    if types.is_boolean(ty):
+        return t.BooleanType()
+    if types.is_int8(ty) or types.is_int16(ty) or types.is_int32(ty):
+        return t.IntegerType()
+    if types.is_uint8(ty) or types.is_uint16(ty):
+        return t.IntegerType()
+    if types.is_int64(ty) or types.is_uint32(ty):
+        return t.LongType()
+    if types.is_float32(ty):
+        return t.FloatType()
+    if types.is_float64(ty):
+        return t.DoubleType()
+    if types.is_decimal(ty) and ty.precision <= 38:
+        return t.DecimalType(ty.precision, ty.scale)
+    if types.is_date(ty):
+        return t.DateType()
+    if types.is_time64(ty) and ty.unit == "us":
+        return t.TimeType()
+    if types.is_timestamp(ty):
+        zoned = ty.tz is not None
+        if zoned and ty.tz.lower() not in _UTC_ZONES:
+            return None
+        if ty.unit == "ns":
+            return t.TimestamptzNanoType() if zoned else t.TimestampNanoType()
+        return t.TimestamptzType() if zoned else t.TimestampType()
+    if types.is_string(ty) or types.is_large_string(ty) or types.is_string_view(ty):
+        return t.StringType()
+    if isinstance(ty, pa.BaseExtensionType) and ty.extension_name == "arrow.uuid":
+        return t.UUIDType()
+    if types.is_fixed_size_binary(ty):
+        return t.FixedType(ty.byte_width)
+    if types.is_binary(ty) or types.is_large_binary(ty) or types.is_binary_view(ty):
+        return t.BinaryType()
+    if types.is_null(ty):
+        return t.UnknownType()
+    return None
 
 
 # --- projection by name ------------------------------------------------------------------------

@@ -239,7 +239,13 @@ class Transaction:
                     self._cleanup(False)
                     raise
                 time.sleep(policy.wait_ms(attempt) / 1000)
-                table.refresh()
+                try:
+                    table.refresh()
+                except BaseException:
+                    # The table was dropped (or the catalog failed) between attempts: nothing
+                    # was committed, so the changes' files go.
+                    self._cleanup(False)
+                    raise
                 continue
             except CommitStateUnknownError:
                 self._done = True

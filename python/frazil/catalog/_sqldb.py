@@ -1,0 +1,269 @@
+"""The databases a :class:`~frazil.catalog.sql.SqlCatalog` keeps its pointers in: SQLite through
+the standard library, PostgreSQL through psycopg 3.
+
+Statements are written once with ``?`` placeholders and every value goes as a parameter (for
+psycopg the placeholders become ``%s``; the statements hold no literal ``%``). A connection is
+opened per operation: SQLite's are cheap, and a fresh one is safe across threads and ``fork``.
+SQLite waits ``busy-timeout-ms`` for a writer holding the database (concurrent committers
+queue rather than fail).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any
+from urllib.parse import unquote
+
+from frazil.errors import FrazilError, FrazilIOError, ValidationError
+
+__all__ = ["Database", "IntegrityError", "LostConnectionError", "open_database"]
+
+Params = Sequence[Any]
+
+
+class IntegrityError(FrazilError):
+    """A unique key violated (a row that exists already)."""
+
+
+class LostConnectionError(FrazilError):
+    """The database stopped answering after a statement was sent: its effect is unknown."""
+
+
+class Database:
+    """One database: ``execute`` (returns the rows changed), ``query`` and ``transaction``."""
+
+    dialect = ""
+
+    def __init__(self, description: str) -> None:
+        self.description = description
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[Any]:
+        raise NotImplementedError  # pragma: no cover
+
+    def _sql(self, sql: str) -> str:
+        return sql
+
+    def execute(self, sql: str, params: Params = ()) -> int:
+        with self._connection() as conn:
+            return self._run(conn, sql, params)
+
+    def query(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
+        with self._connection() as conn:
+            cursor = self._cursor(conn, sql, params)
+            rows: list[tuple[Any, ...]] = list(cursor.fetchall())
+            return rows
+
+    def transaction(self, statements: Sequence[tuple[str, Params]]) -> list[int]:
+        """Run ``statements`` in one transaction; the rows each changed."""
+        raise NotImplementedError  # pragma: no cover
+
+    def _run(self, conn: Any, sql: str, params: Params) -> int:
+        count: int = self._cursor(conn, sql, params).rowcount
+        return count
+
+    def _cursor(self, conn: Any, sql: str, params: Params) -> Any:
+        raise NotImplementedError  # pragma: no cover
+
+    def table_exists(self, name: str) -> bool:
+        raise NotImplementedError  # pragma: no cover
+
+    def column_exists(self, table: str, column: str) -> bool:
+        raise NotImplementedError  # pragma: no cover
+
+
+class SqliteDatabase(Database):
+    dialect = "sqlite"
+
+    def __init__(self, path: str, busy_timeout_ms: int) -> None:
+        self._memory_keeper: sqlite3.Connection | None = None
+        if path == ":memory:":
+            # One in-memory database for every connection of this catalog, kept alive by a
+            # connection held open (a plain :memory: database is private to one connection).
+            path = f"file:frazil-{uuid.uuid4()}?mode=memory&cache=shared"
+            self._memory_keeper = sqlite3.connect(path, uri=True, check_same_thread=False)
+            self._uri = True
+        else:
+            path = os.path.abspath(path)
+            parent = os.path.dirname(path)
+            if not os.path.isdir(parent):
+                raise FrazilIOError(
+                    f"cannot open the SQLite catalog database {path}: {parent} is not a directory"
+                )
+            self._uri = False
+        super().__init__(f"sqlite:{path}")
+        self.path = path
+        self._timeout = busy_timeout_ms / 1000
+        if self._memory_keeper is None:
+            self._use_wal()
+
+    def _use_wal(self) -> None:
+        """Switch the database to WAL journaling (persistent, and understood by every SQLite
+        client, Java's sqlite-jdbc included). In the default rollback journal any open read
+        cursor blocks every writer, and Java's JdbcCatalog leaves cursors open on its pooled
+        connections (unclosed ResultSets of its schema checks), so a frazil commit would wait
+        for Java's pool to close; in WAL mode readers never block writers. Best effort: when
+        another connection holds the database the mode stays as it is."""
+        try:
+            conn = sqlite3.connect(self.path, timeout=1.0, isolation_level=None)
+        except sqlite3.Error as error:
+            raise FrazilIOError(f"cannot open the SQLite catalog {self.path}: {error}") from None
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError:
+            pass
+        finally:
+            conn.close()
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        try:
+            conn = sqlite3.connect(
+                self.path,
+                timeout=self._timeout,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=self._uri,
+            )
+        except sqlite3.Error as error:
+            raise FrazilIOError(f"cannot open the SQLite catalog {self.path}: {error}") from None
+        try:
+            yield conn
+        except sqlite3.IntegrityError as error:
+            raise IntegrityError(f"{self.description}: {error}") from None
+        except sqlite3.OperationalError as error:
+            raise FrazilIOError(f"{self.description}: {error}") from None
+        finally:
+            conn.close()
+
+    def _cursor(self, conn: Any, sql: str, params: Params) -> Any:
+        return conn.execute(sql, tuple(params))
+
+    def transaction(self, statements: Sequence[tuple[str, Params]]) -> list[int]:
+        with self._connection() as conn:
+            # IMMEDIATE takes the write lock first, so the busy timeout applies (a deferred
+            # transaction upgrading to a write fails at once when another writer holds it).
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                counts = [self._run(conn, sql, params) for sql, params in statements]
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return counts
+
+    def table_exists(self, name: str) -> bool:
+        rows = self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+        return bool(rows)
+
+    def column_exists(self, table: str, column: str) -> bool:
+        rows = self.query("SELECT name FROM pragma_table_info(?)", (table,))
+        return any(str(r[0]).lower() == column for r in rows)
+
+
+class PostgresDatabase(Database):
+    dialect = "postgresql"
+
+    def __init__(self, conninfo: str, connect_timeout_s: int) -> None:
+        try:
+            import psycopg
+        except ImportError:
+            raise FrazilError(
+                "a postgresql:// catalog needs psycopg 3: pip install 'frazil[postgres]'"
+            ) from None
+        self._psycopg = psycopg
+        # Never show a password in messages.
+        shown = conninfo.split("@", 1)[-1] if "@" in conninfo else conninfo
+        super().__init__(f"postgresql://{shown.removeprefix('postgresql://')}")
+        self._conninfo = conninfo
+        self._connect_timeout = connect_timeout_s
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[Any]:
+        psycopg = self._psycopg
+        try:
+            conn = psycopg.connect(
+                self._conninfo, autocommit=True, connect_timeout=self._connect_timeout
+            )
+        except psycopg.Error as error:
+            raise FrazilIOError(f"cannot connect to {self.description}: {error}") from None
+        try:
+            yield conn
+        except psycopg.errors.UniqueViolation as error:
+            raise IntegrityError(f"{self.description}: {error}") from None
+        except psycopg.OperationalError as error:
+            if conn.closed or conn.broken:
+                raise LostConnectionError(f"{self.description}: {error}") from None
+            raise FrazilIOError(f"{self.description}: {error}") from None
+        except psycopg.Error as error:
+            raise FrazilIOError(f"{self.description}: {error}") from None
+        finally:
+            conn.close()
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s")
+
+    def _cursor(self, conn: Any, sql: str, params: Params) -> Any:
+        return conn.execute(self._sql(sql), tuple(params))
+
+    def transaction(self, statements: Sequence[tuple[str, Params]]) -> list[int]:
+        with self._connection() as conn, conn.transaction():
+            return [self._run(conn, sql, params) for sql, params in statements]
+
+    def table_exists(self, name: str) -> bool:
+        rows = self.query(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() "
+            "AND table_name = ?",
+            (name,),
+        )
+        return bool(rows)
+
+    def column_exists(self, table: str, column: str) -> bool:
+        rows = self.query(
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = ? AND column_name = ?",
+            (table, column),
+        )
+        return bool(rows)
+
+
+def open_database(uri: str, properties: dict[str, str]) -> Database:
+    """The database of ``uri``: ``sqlite:///<path>`` (SQLAlchemy's form, as pyiceberg users
+    write it: ``sqlite:////abs/path.db``, ``sqlite:///relative.db``, ``sqlite:///:memory:``),
+    ``jdbc:sqlite:<path>`` or a plain path for SQLite; ``postgresql://...`` (also
+    ``postgresql+psycopg://``, ``jdbc:postgresql://``) for PostgreSQL."""
+
+    def number(key: str, default: int) -> int:
+        text = properties.get(key, str(default))
+        try:
+            return int(text)
+        except ValueError:
+            raise ValidationError(
+                f"catalog property {key} must be an integer, got {text!r}"
+            ) from None
+
+    lowered = uri.lower()
+    for prefix in ("postgresql+psycopg://", "postgresql+psycopg2://", "jdbc:postgresql://"):
+        if lowered.startswith(prefix):
+            uri = "postgresql://" + uri[len(prefix) :]
+            lowered = uri.lower()
+    if lowered.startswith(("postgresql://", "postgres://")):
+        return PostgresDatabase(uri, number("connect-timeout-s", 10))
+    if lowered.startswith("sqlite://"):
+        rest = uri[len("sqlite://") :]
+        if not rest.startswith("/"):
+            raise ValidationError(f"a SQLite catalog URI is sqlite:///<path>, got {uri!r}")
+        path = unquote(rest[1:]) or ":memory:"
+    elif lowered.startswith("jdbc:sqlite:"):
+        path = uri[len("jdbc:sqlite:") :]
+    elif "://" in uri:
+        raise ValidationError(
+            f"unsupported catalog URI {uri!r}: use sqlite:///<path>, a path, or postgresql://..."
+        )
+    else:
+        path = uri
+    return SqliteDatabase(path, number("busy-timeout-ms", 30_000))

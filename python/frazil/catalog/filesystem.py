@@ -1,0 +1,400 @@
+"""A catalog that is a directory tree: the spec's "File System Tables", laid out as Java's
+``HadoopCatalog`` lays them out, so both read and write one warehouse.
+
+``<warehouse>/<namespace levels>/<table>/metadata/v<N>.metadata.json`` plus
+``version-hint.text`` naming the newest N; namespaces are the directories above. A commit
+creates ``v<N+1>.metadata.json`` atomically if absent (FileIO ``write(overwrite=False)``: a
+hard link locally, an ``If-None-Match: *`` put on object stores), so of two writers racing for
+a version exactly one wins and the other retries; the hint is rewritten afterwards and is only
+a hint (readers probe for newer versions, see ``frazil.table._table._metadata_in_directory``).
+
+As in Java: a table's location is its directory (no custom locations), dropping a table
+deletes its directory (with ``purge``, also the files its metadata reaches elsewhere), tables
+cannot be renamed, namespaces have no stored properties, and there are no views.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from frazil import _native
+from frazil.catalog import Catalog, Identifier, IdentifierLike, parse_version, to_identifier
+from frazil.catalog._common import (
+    CreateTableTransaction,
+    PropertiesUpdateSummary,
+    check_safe_name,
+    purge_table_files,
+    table_schema,
+)
+from frazil.errors import (
+    AlreadyExistsError,
+    CommitFailedError,
+    FrazilIOError,
+    NamespaceAlreadyExistsError,
+    NamespaceNotEmptyError,
+    NoSuchNamespaceError,
+    NoSuchTableError,
+    NotFoundError,
+    TableAlreadyExistsError,
+    UnsupportedOperationError,
+    ValidationError,
+)
+from frazil.metadata import TableMetadata, read_metadata, write_metadata
+from frazil.table._table import _metadata_in_directory
+
+if TYPE_CHECKING:
+    from frazil.partitioning import PartitionSpec
+    from frazil.schema import Schema
+    from frazil.sorting import SortOrder
+    from frazil.table._table import Table
+
+__all__ = ["FileSystemCatalog"]
+
+_HINT = "version-hint.text"
+# Object stores found to honour If-None-Match (by bucket root), probed once per process.
+_CONDITIONAL_OK: set[str] = set()
+_PROBE_LOCK = threading.Lock()
+
+
+def _is_local(location: str) -> bool:
+    return _native.parse_location(location)[0] in ("", "file")
+
+
+def _local_path(location: str) -> str:
+    return str(_native.parse_location(location)[3]) if "://" in location else location
+
+
+class FileSystemCatalog(Catalog):
+    """Properties: ``warehouse`` (a local directory or an object-store URI) and FileIO
+    properties."""
+
+    def __init__(self, name: str = "default", **properties: str) -> None:
+        super().__init__(name, **properties)
+        warehouse = properties.get("warehouse")
+        if not warehouse:
+            raise ValidationError(f"FileSystemCatalog {name!r} needs a 'warehouse' property")
+        if _is_local(warehouse):
+            warehouse = os.path.abspath(_local_path(warehouse))
+        self.warehouse = warehouse.rstrip("/")
+        self._local = _is_local(self.warehouse)
+
+    def __repr__(self) -> str:
+        return f"FileSystemCatalog({self.name!r}, {self.warehouse!r})"
+
+    def _path(self, identifier: Identifier) -> str:
+        return "/".join([self.warehouse, *identifier])
+
+    def _checked(self, identifier: IdentifierLike, what: str) -> Identifier:
+        ident = to_identifier(identifier)
+        check_safe_name(ident, what)
+        return ident
+
+    def _is_table_dir(self, path: str) -> bool:
+        io = self._file_io()
+        if self._local:
+            directory = os.path.join(path, "metadata")
+            return os.path.isdir(directory) and any(
+                n.endswith(".metadata.json") for n in os.listdir(directory)
+            )
+        return any(i.location.endswith(".metadata.json") for i in io.list(path + "/metadata"))
+
+    def _children(self, path: str) -> list[str]:
+        """The directory names directly under ``path``."""
+        if self._local:
+            if not os.path.isdir(path):
+                return []
+            return sorted(n for n in os.listdir(path) if os.path.isdir(os.path.join(path, n)))
+        prefix = _native.parse_location(path)[3].rstrip("/") + "/"
+        names = set()
+        for info in self._file_io().list(path):
+            key = str(_native.parse_location(info.location)[3])
+            if key.startswith(prefix) and "/" in key[len(prefix) :]:
+                names.add(key[len(prefix) :].split("/", 1)[0])
+        return sorted(names)
+
+    # --- namespaces ------------------------------------------------------------------------
+
+    def _namespace_exists(self, ns: Identifier) -> bool:
+        path = self._path(ns)
+        if self._local:
+            return os.path.isdir(path) and not self._is_table_dir(path)
+        return bool(self._children(path)) and not self._is_table_dir(path)
+
+    def _require_namespace(self, ns: Identifier) -> None:
+        if not self._namespace_exists(ns):
+            raise NoSuchNamespaceError(f"namespace {'.'.join(ns)!r} does not exist in {self!r}")
+
+    def namespace_exists(self, namespace: IdentifierLike) -> bool:
+        return self._namespace_exists(self._checked(namespace, "namespace"))
+
+    def create_namespace(
+        self, namespace: IdentifierLike, properties: Mapping[str, str] | None = None
+    ) -> None:
+        ns = self._checked(namespace, "namespace")
+        if properties:
+            raise UnsupportedOperationError(
+                "a file-system catalog stores no namespace properties (as Java's HadoopCatalog)"
+            )
+        if not self._local:
+            raise UnsupportedOperationError(
+                "an object store has no directories: its namespaces exist through their tables"
+            )
+        path = self._path(ns)
+        if os.path.exists(path):
+            raise NamespaceAlreadyExistsError(f"namespace {'.'.join(ns)!r} already exists")
+        os.makedirs(path)
+
+    def list_namespaces(self, namespace: IdentifierLike = ()) -> list[Identifier]:
+        parent = self._checked(namespace, "namespace") if namespace else ()
+        if parent:
+            self._require_namespace(parent)
+        return [
+            (*parent, name)
+            for name in self._children(self._path(parent))
+            if not self._is_table_dir(self._path((*parent, name)))
+        ]
+
+    def drop_namespace(self, namespace: IdentifierLike) -> None:
+        ns = self._checked(namespace, "namespace")
+        self._require_namespace(ns)
+        path = self._path(ns)
+        if self._local:
+            if os.listdir(path):
+                raise NamespaceNotEmptyError(f"namespace {'.'.join(ns)!r} is not empty ({path})")
+            os.rmdir(path)
+        elif self._children(path):
+            raise NamespaceNotEmptyError(f"namespace {'.'.join(ns)!r} is not empty ({path})")
+
+    def load_namespace_properties(self, namespace: IdentifierLike) -> dict[str, str]:
+        ns = self._checked(namespace, "namespace")
+        self._require_namespace(ns)
+        return {"location": self._path(ns)}
+
+    def update_namespace_properties(
+        self,
+        namespace: IdentifierLike,
+        removals: set[str] | None = None,
+        updates: Mapping[str, str] | None = None,
+    ) -> PropertiesUpdateSummary:
+        raise UnsupportedOperationError(
+            "a file-system catalog stores no namespace properties (as Java's HadoopCatalog)"
+        )
+
+    # --- tables ----------------------------------------------------------------------------
+
+    def _table_ident(self, identifier: IdentifierLike) -> Identifier:
+        ident = self._checked(identifier, "table")
+        if len(ident) < 2:
+            raise ValidationError(f"a table identifier needs a namespace: got {identifier!r}")
+        return ident
+
+    def _new_metadata(
+        self,
+        ident: Identifier,
+        schema: Schema | Any,
+        location: str | None,
+        partition_spec: PartitionSpec | None,
+        sort_order: SortOrder | None,
+        properties: Mapping[str, str] | None,
+        format_version: int | None,
+    ) -> TableMetadata:
+        from frazil.table.create import new_table_metadata
+
+        path = self._path(ident)
+        if location is not None and location.rstrip("/") != path:
+            raise ValidationError(
+                f"a file-system table lives in its directory {path}; it cannot be created at "
+                f"{location}"
+            )
+        self._require_namespace(ident[:-1])
+        return new_table_metadata(
+            table_schema(schema), path, partition_spec, sort_order, properties, format_version
+        )
+
+    def _create_from_metadata(self, ident: Identifier, metadata: TableMetadata) -> Table:
+        self._check_conditional_writes(metadata)
+        location = f"{self._path(ident)}/metadata/v1.metadata.json"
+        if self.table_exists(ident):
+            raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists")
+        try:
+            write_metadata(metadata, location, io=self._file_io(metadata.properties))
+        except AlreadyExistsError:
+            raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists") from None
+        self._write_hint(ident, 1, metadata)
+        return self.load_table(ident)
+
+    def create_table(
+        self,
+        identifier: IdentifierLike,
+        schema: Schema | Any,
+        location: str | None = None,
+        partition_spec: PartitionSpec | None = None,
+        sort_order: SortOrder | None = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> Table:
+        ident = self._table_ident(identifier)
+        metadata = self._new_metadata(
+            ident, schema, location, partition_spec, sort_order, properties, format_version
+        )
+        return self._create_from_metadata(ident, metadata)
+
+    def create_table_transaction(
+        self,
+        identifier: IdentifierLike,
+        schema: Schema | Any,
+        location: str | None = None,
+        partition_spec: PartitionSpec | None = None,
+        sort_order: SortOrder | None = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> CreateTableTransaction:
+        from frazil.table._table import Table
+
+        ident = self._table_ident(identifier)
+        if self.table_exists(ident):
+            raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists")
+        metadata = self._new_metadata(
+            ident, schema, location, partition_spec, sort_order, properties, format_version
+        )
+        staged = Table(metadata, None, self.properties, ident, catalog=self)
+        return CreateTableTransaction(staged, lambda m: self._create_from_metadata(ident, m))
+
+    def load_table(self, identifier: IdentifierLike) -> Table:
+        from frazil.table._table import Table
+
+        ident = self._table_ident(identifier)
+        location = self._current_metadata_location(ident)
+        metadata = read_metadata(location, io=self._file_io())
+        return Table(metadata, location, self.properties, ident, catalog=self)
+
+    def table_exists(self, identifier: IdentifierLike) -> bool:
+        return self._is_table_dir(self._path(self._table_ident(identifier)))
+
+    def list_tables(self, namespace: IdentifierLike) -> list[Identifier]:
+        ns = self._checked(namespace, "namespace")
+        self._require_namespace(ns)
+        return [
+            (*ns, name)
+            for name in self._children(self._path(ns))
+            if self._is_table_dir(self._path((*ns, name)))
+        ]
+
+    def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None:
+        """Delete the table's directory (Java's HadoopCatalog does, purge or not); ``purge``
+        first deletes the files its metadata reaches outside it."""
+        ident = self._table_ident(identifier)
+        location = self._current_metadata_location(ident)
+        io = self._file_io()
+        if purge:
+            metadata = read_metadata(location, io=io)
+            purge_table_files(metadata, location, self._file_io(metadata.properties))
+        path = self._path(ident)
+        if self._local:
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            for info in io.list(path):
+                io.delete(info.location)
+
+    def rename_table(
+        self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike
+    ) -> Table:
+        raise UnsupportedOperationError(
+            "file-system tables cannot be renamed: their location is their name (as Java's "
+            "HadoopCatalog)"
+        )
+
+    def register_table(self, identifier: IdentifierLike, metadata_location: str) -> Table:
+        """Adopt a metadata file whose table location is this identifier's directory: it is
+        copied as ``v1.metadata.json`` there."""
+        ident = self._table_ident(identifier)
+        self._require_namespace(ident[:-1])
+        if self.table_exists(ident):
+            raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists")
+        metadata = read_metadata(metadata_location, io=self._file_io())
+        if metadata.location.rstrip("/") != self._path(ident):
+            raise ValidationError(
+                f"cannot register {metadata_location} as {'.'.join(ident)}: its table location "
+                f"{metadata.location} is not {self._path(ident)}"
+            )
+        return self._create_from_metadata(ident, metadata)
+
+    # --- commits ---------------------------------------------------------------------------
+
+    def _current_metadata_location(self, identifier: Identifier) -> str:
+        try:
+            return _metadata_in_directory(self._path(identifier), self._file_io())
+        except NotFoundError:
+            raise NoSuchTableError(f"table {'.'.join(identifier)!r} does not exist") from None
+
+    def _new_location(self, identifier: Identifier, metadata: TableMetadata, previous: str) -> str:
+        codec = metadata.properties.get("write.metadata.compression-codec", "none").lower()
+        suffix = ".gz.metadata.json" if codec == "gzip" else ".metadata.json"
+        return f"{self._path(identifier)}/metadata/v{parse_version(previous) + 1}{suffix}"
+
+    def _check_conditional_writes(self, metadata: TableMetadata) -> None:
+        """Refuse to commit on an object store that does not honour ``If-None-Match: *``:
+        a put that ignores it would silently overwrite another writer's version. The store is
+        probed once per bucket: a second create-if-absent of one probe object must fail."""
+        if self._local:
+            return
+        scheme, bucket = _native.parse_location(self.warehouse)[:2]
+        root = f"{scheme}://{bucket}"
+        with _PROBE_LOCK:
+            if root in _CONDITIONAL_OK:
+                return
+            io = self._file_io(metadata.properties)
+            probe = f"{self.warehouse}/.frazil-conditional-write-probe-{uuid.uuid4()}"
+            refusal = (
+                f"{root} does not support conditional writes (If-None-Match: *), so a "
+                "file-system catalog cannot commit there atomically; use a SQL catalog"
+            )
+            try:
+                io.write(probe, b"1", overwrite=False)
+                try:
+                    io.write(probe, b"2", overwrite=False)
+                except AlreadyExistsError:
+                    _CONDITIONAL_OK.add(root)
+                    return
+                raise UnsupportedOperationError(f"{refusal} (a second create-if-absent succeeded)")
+            except FrazilIOError as error:
+                if isinstance(error, AlreadyExistsError):
+                    raise
+                raise UnsupportedOperationError(f"{refusal} ({error})") from None
+            finally:
+                io.delete(probe)
+
+    def _write_new_metadata(
+        self, identifier: Identifier, metadata: TableMetadata, location: str
+    ) -> None:
+        self._check_conditional_writes(metadata)
+        try:
+            write_metadata(metadata, location, io=self._file_io(metadata.properties))
+        except AlreadyExistsError:
+            # Another writer created this version first: ours is not current, retry.
+            raise CommitFailedError(
+                f"table {'.'.join(identifier)!r} changed concurrently: {location} exists"
+            ) from None
+
+    def _write_hint(self, identifier: Identifier, version: int, metadata: TableMetadata) -> None:
+        hint = f"{self._path(identifier)}/metadata/{_HINT}"
+        self._file_io(metadata.properties).write(hint, str(version).encode())
+
+    def _swap(
+        self,
+        identifier: Identifier,
+        expected_location: str,
+        new_metadata: TableMetadata,
+        new_location: str,
+    ) -> None:
+        # The version file's atomic creation was the commit; the hint only speeds up readers,
+        # so failing to write it must not turn a landed commit into a failed one.
+        try:
+            self._write_hint(identifier, parse_version(new_location), new_metadata)
+        except FrazilIOError:
+            pass

@@ -1,0 +1,673 @@
+"""A catalog in a SQL database, shared with Apache Iceberg Java's ``JdbcCatalog`` (spec:
+"Metastore Tables").
+
+The tables are Java's (1.10, ``JdbcUtil``), created when absent as Java creates them:
+``iceberg_tables`` (``catalog_name``, ``table_namespace``, ``table_name``,
+``metadata_location``, ``previous_metadata_location``, and ``iceberg_type`` of schema version
+V1, added by ``ALTER TABLE`` when missing, ``TABLE`` or ``VIEW``; NULL rows are tables written
+by V0 catalogs) and ``iceberg_namespace_properties`` (``catalog_name``, ``namespace``,
+``property_key``, ``property_value``). A namespace is stored as its levels joined by ``.``,
+and exists when a table lives in it or under it, or it has properties (Java marks a namespace
+created without properties with ``exists=true``).
+
+A commit is Java's check-and-put: ``UPDATE ... SET metadata_location = new WHERE
+metadata_location = expected``; no row updated means another writer won
+(:class:`~frazil.errors.CommitFailedError`, retried by the transaction), a connection lost
+after the statement was sent leaves the outcome unknown
+(:class:`~frazil.errors.CommitStateUnknownError`). Tables are created at
+``<warehouse>/<namespace levels>/<table>`` (Java's default location).
+
+Properties: ``uri`` (see :func:`frazil.catalog._sqldb.open_database`), ``warehouse``,
+``busy-timeout-ms`` (SQLite; default 30000), ``connect-timeout-s`` (PostgreSQL; default 10),
+``init-catalog-tables`` (default true) and FileIO properties.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from frazil.catalog import (
+    Catalog,
+    Identifier,
+    IdentifierLike,
+    next_metadata_location,
+    to_identifier,
+)
+from frazil.catalog._common import (
+    CreateTableTransaction,
+    PropertiesUpdateSummary,
+    View,
+    check_safe_name,
+    purge_table_files,
+    table_schema,
+)
+from frazil.catalog._sqldb import (
+    Database,
+    IntegrityError,
+    LostConnectionError,
+    SqliteDatabase,
+    open_database,
+)
+from frazil.errors import (
+    CommitFailedError,
+    CommitStateUnknownError,
+    FrazilIOError,
+    NamespaceAlreadyExistsError,
+    NamespaceNotEmptyError,
+    NoSuchNamespaceError,
+    NoSuchTableError,
+    NoSuchViewError,
+    TableAlreadyExistsError,
+    ValidationError,
+    ViewAlreadyExistsError,
+)
+from frazil.metadata import TableMetadata, read_metadata, write_metadata
+
+if TYPE_CHECKING:
+    from frazil.partitioning import PartitionSpec
+    from frazil.schema import Schema
+    from frazil.sorting import SortOrder
+    from frazil.table._table import Table
+    from frazil.view import ViewMetadata
+
+__all__ = ["SqlCatalog"]
+
+TABLES = "iceberg_tables"
+NAMESPACE_PROPERTIES = "iceberg_namespace_properties"
+_EXISTS = "exists"  # Java's reserved marker of a namespace created without properties
+_IS_TABLE = "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)"
+_IS_VIEW = "iceberg_type = 'VIEW'"
+_KEY = "catalog_name = ? AND table_namespace = ? AND table_name = ?"
+
+# Java's JdbcUtil statements (V0 table, V1 column added), verbatim in structure.
+_CREATE_TABLES = (
+    f"CREATE TABLE {TABLES}(catalog_name VARCHAR(255) NOT NULL,"
+    "table_namespace VARCHAR(255) NOT NULL,table_name VARCHAR(255) NOT NULL,"
+    "metadata_location VARCHAR(1000),previous_metadata_location VARCHAR(1000),"
+    "PRIMARY KEY (catalog_name, table_namespace, table_name))"
+)
+_ADD_TYPE_COLUMN = f"ALTER TABLE {TABLES} ADD COLUMN iceberg_type VARCHAR(5)"
+_CREATE_NAMESPACE_PROPERTIES = (
+    f"CREATE TABLE {NAMESPACE_PROPERTIES}(catalog_name VARCHAR(255) NOT NULL,"
+    "namespace VARCHAR(255) NOT NULL,property_key VARCHAR(255),property_value VARCHAR(1000),"
+    "PRIMARY KEY (catalog_name, namespace, property_key))"
+)
+_INSERT_PROPERTY = (
+    f"INSERT INTO {NAMESPACE_PROPERTIES} (catalog_name, namespace, property_key, property_value) "
+    "VALUES (?,?,?,?)"
+)
+
+
+def _like_prefix(namespace: str) -> str:
+    """``namespace.%`` with LIKE's wildcards escaped by ``!`` (as Java's namespaceExists)."""
+    return namespace.replace("!", "!!").replace("_", "!_").replace("%", "!%") + ".%"
+
+
+def _name(identifier: Identifier) -> str:
+    return ".".join(identifier)
+
+
+class SqlCatalog(Catalog):
+    """A catalog in SQLite or PostgreSQL, interchangeable with Java's JdbcCatalog (see the
+    module docs). ``SqlCatalog("prod", uri="sqlite:////data/catalog.db", warehouse=...)``."""
+
+    def __init__(self, name: str = "default", **properties: str) -> None:
+        super().__init__(name, **properties)
+        uri = properties.get("uri")
+        if not uri:
+            raise ValidationError(f"SqlCatalog {name!r} needs a 'uri' property")
+        self._db: Database = open_database(uri, self.properties)
+        if self.properties.get("init-catalog-tables", "true").lower() != "false":
+            self._create_tables()
+
+    def __repr__(self) -> str:
+        return f"SqlCatalog({self.name!r}, {self._db.description!r})"
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self._db.dialect
+
+    def _create_tables(self) -> None:
+        # Java's atomicCreateTable: create when absent; a racing creator's table is fine.
+        for table, create in (
+            (TABLES, _CREATE_TABLES),
+            (NAMESPACE_PROPERTIES, _CREATE_NAMESPACE_PROPERTIES),
+        ):
+            if not self._db.table_exists(table):
+                try:
+                    self._db.execute(create)
+                except (FrazilIOError, IntegrityError):
+                    if not self._db.table_exists(table):
+                        raise
+        # Java's updateSchemaIfRequired with jdbc.schema-version=V1: views need the column.
+        if not self._db.column_exists(TABLES, "iceberg_type"):
+            try:
+                self._db.execute(_ADD_TYPE_COLUMN)
+            except FrazilIOError:
+                if not self._db.column_exists(TABLES, "iceberg_type"):
+                    raise
+
+    def _warehouse(self) -> str:
+        warehouse = self.properties.get("warehouse")
+        if not warehouse:
+            raise ValidationError(
+                f"catalog {self.name!r} has no 'warehouse' property: give a location"
+            )
+        return warehouse.rstrip("/")
+
+    def _default_location(self, identifier: Identifier) -> str:
+        return "/".join([self._warehouse(), *identifier])
+
+    # --- namespaces ------------------------------------------------------------------------
+
+    def _namespace(self, namespace: IdentifierLike) -> Identifier:
+        ns = to_identifier(namespace)
+        check_safe_name(ns, "namespace")
+        return ns
+
+    def namespace_exists(self, namespace: IdentifierLike) -> bool:
+        text = _name(self._namespace(namespace))
+        params = (self.name, text, _like_prefix(text))
+        return bool(
+            self._db.query(
+                f"SELECT table_namespace FROM {TABLES} WHERE catalog_name = ? AND "
+                "(table_namespace = ? OR table_namespace LIKE ? ESCAPE '!') LIMIT 1",
+                params,
+            )
+            or self._db.query(
+                f"SELECT namespace FROM {NAMESPACE_PROPERTIES} WHERE catalog_name = ? AND "
+                "(namespace = ? OR namespace LIKE ? ESCAPE '!') LIMIT 1",
+                params,
+            )
+        )
+
+    def _require_namespace(self, ns: Identifier) -> None:
+        if not self.namespace_exists(ns):
+            raise NoSuchNamespaceError(f"namespace {_name(ns)!r} does not exist in {self!r}")
+
+    def create_namespace(
+        self, namespace: IdentifierLike, properties: Mapping[str, str] | None = None
+    ) -> None:
+        ns = self._namespace(namespace)
+        if self.namespace_exists(ns):
+            raise NamespaceAlreadyExistsError(f"namespace {_name(ns)!r} already exists")
+        props = {**dict(properties or {}), _EXISTS: "true"}
+        insert = _INSERT_PROPERTY
+        try:
+            self._db.transaction(
+                [(insert, (self.name, _name(ns), str(k), str(v))) for k, v in props.items()]
+            )
+        except IntegrityError:
+            raise NamespaceAlreadyExistsError(f"namespace {_name(ns)!r} already exists") from None
+
+    def _all_namespaces(self) -> set[Identifier]:
+        rows = self._db.query(
+            f"SELECT DISTINCT table_namespace FROM {TABLES} WHERE catalog_name = ?", (self.name,)
+        ) + self._db.query(
+            f"SELECT DISTINCT namespace FROM {NAMESPACE_PROPERTIES} WHERE catalog_name = ?",
+            (self.name,),
+        )
+        return {tuple(str(r[0]).split(".")) for r in rows if r[0]}
+
+    def list_namespaces(self, namespace: IdentifierLike = ()) -> list[Identifier]:
+        parent = self._namespace(namespace) if namespace else ()
+        if parent:
+            self._require_namespace(parent)
+        depth = len(parent) + 1
+        return sorted(
+            {
+                ns[:depth]
+                for ns in self._all_namespaces()
+                if len(ns) >= depth and ns[: depth - 1] == parent
+            }
+        )
+
+    def drop_namespace(self, namespace: IdentifierLike) -> None:
+        ns = self._namespace(namespace)
+        self._require_namespace(ns)
+        tables, views = self.list_tables(ns), self.list_views(ns)
+        children = self.list_namespaces(ns)
+        if tables or views or children:
+            raise NamespaceNotEmptyError(
+                f"namespace {_name(ns)!r} is not empty: {len(tables)} table(s), {len(views)} "
+                f"view(s), {len(children)} namespace(s)"
+            )
+        self._db.execute(
+            f"DELETE FROM {NAMESPACE_PROPERTIES} WHERE catalog_name = ? AND namespace = ?",
+            (self.name, _name(ns)),
+        )
+
+    def load_namespace_properties(self, namespace: IdentifierLike) -> dict[str, str]:
+        ns = self._namespace(namespace)
+        self._require_namespace(ns)
+        rows = self._db.query(
+            f"SELECT property_key, property_value FROM {NAMESPACE_PROPERTIES} "
+            "WHERE catalog_name = ? AND namespace = ?",
+            (self.name, _name(ns)),
+        )
+        props = {str(k): str(v) for k, v in rows if k is not None and v is not None}
+        props.pop(_EXISTS, None)
+        if "location" not in props and self.properties.get("warehouse"):
+            props["location"] = self._default_location(ns)
+        return props
+
+    def update_namespace_properties(
+        self,
+        namespace: IdentifierLike,
+        removals: set[str] | None = None,
+        updates: Mapping[str, str] | None = None,
+    ) -> PropertiesUpdateSummary:
+        ns = self._namespace(namespace)
+        removals, updates = set(removals or ()), dict(updates or {})
+        if _EXISTS in removals or _EXISTS in updates:
+            raise ValidationError(f"cannot set or remove the reserved property {_EXISTS!r}")
+        if removals & set(updates):
+            raise ValidationError(
+                f"properties both set and removed: {sorted(removals & set(updates))}"
+            )
+        self._require_namespace(ns)
+        key = "catalog_name = ? AND namespace = ? AND property_key = ?"
+        statements: list[tuple[str, tuple[Any, ...]]] = []
+        for k in sorted(removals):
+            statements.append(
+                (f"DELETE FROM {NAMESPACE_PROPERTIES} WHERE {key}", (self.name, _name(ns), k))
+            )
+        existing = self.load_namespace_properties(ns)
+        for k, v in updates.items():
+            if k in existing and self._db.query(
+                f"SELECT 1 FROM {NAMESPACE_PROPERTIES} WHERE {key}", (self.name, _name(ns), k)
+            ):
+                statements.append(
+                    (
+                        f"UPDATE {NAMESPACE_PROPERTIES} SET property_value = ? WHERE {key}",
+                        (str(v), self.name, _name(ns), k),
+                    )
+                )
+            else:
+                statements.append(
+                    (
+                        _INSERT_PROPERTY,
+                        (self.name, _name(ns), str(k), str(v)),
+                    )
+                )
+        counts = self._db.transaction(statements)
+        removed = [k for k, n in zip(sorted(removals), counts[: len(removals)], strict=True) if n]
+        missing = [
+            k for k, n in zip(sorted(removals), counts[: len(removals)], strict=True) if not n
+        ]
+        return PropertiesUpdateSummary(removed=removed, updated=sorted(updates), missing=missing)
+
+    # --- tables ----------------------------------------------------------------------------
+
+    def _identifier(self, identifier: IdentifierLike, what: str = "table") -> Identifier:
+        ident = to_identifier(identifier)
+        if len(ident) < 2:
+            raise ValidationError(f"a {what} identifier needs a namespace: got {identifier!r}")
+        check_safe_name(ident, what)
+        return ident
+
+    def _key(self, ident: Identifier) -> tuple[str, str, str]:
+        return (self.name, _name(ident[:-1]), ident[-1])
+
+    def _pointer(self, ident: Identifier, kind: str) -> str | None:
+        rows = self._db.query(
+            f"SELECT metadata_location FROM {TABLES} WHERE {_KEY} AND {kind}", self._key(ident)
+        )
+        return None if not rows else str(rows[0][0])
+
+    def _refuse_existing(self, ident: Identifier, *, as_view: bool) -> None:
+        if self._pointer(ident, _IS_TABLE) is not None:
+            error = ViewAlreadyExistsError if as_view else TableAlreadyExistsError
+            raise error(f"a table {_name(ident)!r} already exists")
+        if self._pointer(ident, _IS_VIEW) is not None:
+            error = ViewAlreadyExistsError if as_view else TableAlreadyExistsError
+            raise error(f"a view {_name(ident)!r} already exists")
+
+    def _insert(self, ident: Identifier, location: str, kind: str) -> None:
+        self._db.execute(
+            f"INSERT INTO {TABLES} (catalog_name, table_namespace, table_name, "
+            "metadata_location, previous_metadata_location, iceberg_type) VALUES (?,?,?,?,NULL,?)",
+            (*self._key(ident), location, kind),
+        )
+
+    def _create_from_metadata(self, ident: Identifier, metadata: TableMetadata) -> Table:
+        """Write a new table's first metadata file and insert its row (atomic: of two creators
+        one wins; the loser's file is deleted)."""
+        self._require_namespace(ident[:-1])
+        self._refuse_existing(ident, as_view=False)
+        location = next_metadata_location(metadata, None)
+        io = self._file_io(metadata.properties)
+        write_metadata(metadata, location, io=io)
+        try:
+            self._insert(ident, location, "TABLE")
+        except IntegrityError:
+            io.delete(location)
+            raise TableAlreadyExistsError(f"table {_name(ident)!r} already exists") from None
+        except BaseException:
+            io.delete(location)
+            raise
+        return self.load_table(ident)
+
+    def _new_table_metadata(
+        self,
+        ident: Identifier,
+        schema: Schema | Any,
+        location: str | None,
+        partition_spec: PartitionSpec | None,
+        sort_order: SortOrder | None,
+        properties: Mapping[str, str] | None,
+        format_version: int | None,
+    ) -> TableMetadata:
+        from frazil.table.create import new_table_metadata
+
+        return new_table_metadata(
+            table_schema(schema),
+            location or self._default_location(ident),
+            partition_spec,
+            sort_order,
+            properties,
+            format_version,
+        )
+
+    def create_table(
+        self,
+        identifier: IdentifierLike,
+        schema: Schema | Any,
+        location: str | None = None,
+        partition_spec: PartitionSpec | None = None,
+        sort_order: SortOrder | None = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> Table:
+        """Create a table; ``schema`` is a frazil Schema or a pyarrow schema."""
+        ident = self._identifier(identifier)
+        metadata = self._new_table_metadata(
+            ident, schema, location, partition_spec, sort_order, properties, format_version
+        )
+        return self._create_from_metadata(ident, metadata)
+
+    def create_table_transaction(
+        self,
+        identifier: IdentifierLike,
+        schema: Schema | Any,
+        location: str | None = None,
+        partition_spec: PartitionSpec | None = None,
+        sort_order: SortOrder | None = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> CreateTableTransaction:
+        """A transaction on a new table: stage schema, property (and data) changes, and the
+        commit creates the table with all of them, or fails if the name was taken meanwhile."""
+        from frazil.table._table import Table
+
+        ident = self._identifier(identifier)
+        self._require_namespace(ident[:-1])
+        self._refuse_existing(ident, as_view=False)
+        metadata = self._new_table_metadata(
+            ident, schema, location, partition_spec, sort_order, properties, format_version
+        )
+        staged = Table(metadata, None, self.properties, ident, catalog=self)
+        return CreateTableTransaction(staged, lambda m: self._create_from_metadata(ident, m))
+
+    def load_table(self, identifier: IdentifierLike) -> Table:
+        from frazil.table._table import Table
+
+        ident = self._identifier(identifier)
+        location = self._current_metadata_location(ident)
+        metadata = read_metadata(location, io=self._file_io())
+        return Table(metadata, location, self.properties, ident, catalog=self)
+
+    def table_exists(self, identifier: IdentifierLike) -> bool:
+        return self._pointer(self._identifier(identifier), _IS_TABLE) is not None
+
+    def _list(self, namespace: IdentifierLike, kind: str) -> list[Identifier]:
+        ns = self._namespace(namespace)
+        self._require_namespace(ns)
+        rows = self._db.query(
+            f"SELECT table_name FROM {TABLES} "
+            f"WHERE catalog_name = ? AND table_namespace = ? AND {kind}",
+            (self.name, _name(ns)),
+        )
+        return sorted((*ns, str(r[0])) for r in rows)
+
+    def list_tables(self, namespace: IdentifierLike) -> list[Identifier]:
+        return self._list(namespace, _IS_TABLE)
+
+    def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None:
+        """Remove the table from the catalog; ``purge`` also deletes its files (data,
+        manifests, manifest lists, statistics, metadata) as Java's dropTableData does."""
+        ident = self._identifier(identifier)
+        metadata = None
+        location = self._pointer(ident, _IS_TABLE)
+        if location is None:
+            raise NoSuchTableError(f"table {_name(ident)!r} does not exist")
+        if purge:
+            metadata = read_metadata(location, io=self._file_io())
+        deleted = self._db.execute(
+            f"DELETE FROM {TABLES} WHERE {_KEY} AND metadata_location = ? AND {_IS_TABLE}",
+            (*self._key(ident), location),
+        )
+        if not deleted:
+            raise CommitFailedError(
+                f"table {_name(ident)!r} changed or was dropped while it was being dropped"
+            )
+        if metadata is not None:
+            purge_table_files(metadata, location, self._file_io(metadata.properties))
+
+    def rename_table(
+        self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike
+    ) -> Table:
+        source, target = self._identifier(from_identifier), self._identifier(to_identifier_)
+        self._rename(source, target, _IS_TABLE, "table")
+        return self.load_table(target)
+
+    def _rename(self, source: Identifier, target: Identifier, kind: str, what: str) -> None:
+        if self._pointer(source, kind) is None:
+            error = NoSuchTableError if what == "table" else NoSuchViewError
+            raise error(f"{what} {_name(source)!r} does not exist")
+        self._require_namespace(target[:-1])
+        self._refuse_existing(target, as_view=what == "view")
+        try:
+            changed = self._db.execute(
+                f"UPDATE {TABLES} SET table_namespace = ?, table_name = ? WHERE {_KEY} AND {kind}",
+                (_name(target[:-1]), target[-1], *self._key(source)),
+            )
+        except IntegrityError:
+            error_type = TableAlreadyExistsError if what == "table" else ViewAlreadyExistsError
+            raise error_type(f"{_name(target)!r} already exists") from None
+        if not changed:
+            error = NoSuchTableError if what == "table" else NoSuchViewError
+            raise error(f"{what} {_name(source)!r} does not exist")
+
+    def register_table(self, identifier: IdentifierLike, metadata_location: str) -> Table:
+        """Add an existing table to the catalog by its metadata file."""
+        ident = self._identifier(identifier)
+        self._require_namespace(ident[:-1])
+        self._refuse_existing(ident, as_view=False)
+        read_metadata(metadata_location, io=self._file_io())
+        try:
+            self._insert(ident, metadata_location, "TABLE")
+        except IntegrityError:
+            raise TableAlreadyExistsError(f"table {_name(ident)!r} already exists") from None
+        return self.load_table(ident)
+
+    # --- commits ---------------------------------------------------------------------------
+
+    def _current_metadata_location(self, identifier: Identifier) -> str:
+        location = self._pointer(identifier, _IS_TABLE)
+        if location is None:
+            raise NoSuchTableError(f"table {_name(identifier)!r} does not exist")
+        return location
+
+    def _check_and_put(
+        self, ident: Identifier, expected: str, new_location: str, kind: str, what: str
+    ) -> None:
+        try:
+            changed = self._db.execute(
+                f"UPDATE {TABLES} SET metadata_location = ?, previous_metadata_location = ? "
+                f"WHERE {_KEY} AND metadata_location = ? AND {kind}",
+                (new_location, expected, *self._key(ident), expected),
+            )
+        except LostConnectionError as error:
+            raise CommitStateUnknownError(
+                f"commit to {what} {_name(ident)!r}: the catalog did not answer ({error}); "
+                f"{new_location} may or may not be current: refresh to find out"
+            ) from None
+        except FrazilIOError as error:
+            if isinstance(self._db, SqliteDatabase) and "locked" in str(error):
+                # The statement did not run (SQLite rolls back atomically): safe to retry.
+                raise CommitFailedError(f"commit to {_name(ident)!r}: {error}") from None
+            raise
+        if changed:
+            return
+        current = self._pointer(ident, kind)
+        if current is None:
+            self._file_io().delete(new_location)
+            error_type = NoSuchTableError if what == "table" else NoSuchViewError
+            raise error_type(f"cannot commit to {what} {_name(ident)!r}: it was dropped")
+        raise CommitFailedError(
+            f"{what} {_name(ident)!r} changed concurrently: expected {expected}, found {current}"
+        )
+
+    def _swap(
+        self,
+        identifier: Identifier,
+        expected_location: str,
+        new_metadata: TableMetadata,
+        new_location: str,
+    ) -> None:
+        self._check_and_put(identifier, expected_location, new_location, _IS_TABLE, "table")
+
+    # --- views -----------------------------------------------------------------------------
+
+    def create_view(
+        self,
+        identifier: IdentifierLike,
+        schema: Schema | Any,
+        sql: str | Mapping[str, str],
+        *,
+        dialect: str = "spark",
+        default_namespace: IdentifierLike | None = None,
+        default_catalog: str | None = None,
+        location: str | None = None,
+        properties: Mapping[str, str] | None = None,
+        column_aliases: list[str] | None = None,
+        column_docs: list[str | None] | None = None,
+    ) -> View:
+        """Create a view: ``sql`` is its text in ``dialect``, or a dialect -> text mapping.
+        The default namespace is the view's own unless given."""
+        from frazil.table.view_updates import create_view
+
+        ident = self._identifier(identifier, "view")
+        self._require_namespace(ident[:-1])
+        self._refuse_existing(ident, as_view=True)
+        texts = {dialect: sql} if isinstance(sql, str) else dict(sql)
+        namespace = to_identifier(default_namespace) if default_namespace else ident[:-1]
+        metadata = create_view(
+            (location or self._default_location(ident)).rstrip("/"),
+            table_schema(schema),
+            texts,
+            default_namespace=namespace,
+            default_catalog=default_catalog,
+            column_aliases=column_aliases,
+            column_docs=column_docs,
+            properties=properties,
+        )
+        new_location = self._write_view(metadata, None)
+        try:
+            self._insert(ident, new_location, "VIEW")
+        except BaseException as error:
+            self._file_io().delete(new_location)
+            if isinstance(error, IntegrityError):
+                raise ViewAlreadyExistsError(f"view {_name(ident)!r} already exists") from None
+            raise
+        return self.load_view(ident)
+
+    def _write_view(self, metadata: ViewMetadata, previous: str | None) -> str:
+        from frazil.catalog import parse_version
+
+        directory = metadata.location.rstrip("/") + "/metadata"
+        import uuid
+
+        location = f"{directory}/{parse_version(previous) + 1:05d}-{uuid.uuid4()}.metadata.json"
+        self._file_io(metadata.properties).write(
+            location, metadata.to_json().encode("utf-8"), overwrite=False
+        )
+        return location
+
+    def load_view(self, identifier: IdentifierLike) -> View:
+        from frazil.view import ViewMetadata
+
+        ident = self._identifier(identifier, "view")
+        location = self._pointer(ident, _IS_VIEW)
+        if location is None:
+            raise NoSuchViewError(f"view {_name(ident)!r} does not exist")
+        data = self._file_io().read(location)
+        return View(ident, ViewMetadata.from_json(data, location), location)
+
+    def view_exists(self, identifier: IdentifierLike) -> bool:
+        return self._pointer(self._identifier(identifier, "view"), _IS_VIEW) is not None
+
+    def list_views(self, namespace: IdentifierLike) -> list[Identifier]:
+        return self._list(namespace, _IS_VIEW)
+
+    def replace_view(
+        self,
+        identifier: IdentifierLike,
+        schema: Schema | Any,
+        sql: str | Mapping[str, str],
+        *,
+        dialect: str = "spark",
+        default_namespace: IdentifierLike | None = None,
+        default_catalog: str | None = None,
+        column_aliases: list[str] | None = None,
+        column_docs: list[str | None] | None = None,
+        retries: int = 4,
+    ) -> View:
+        """Make a new version current (Java's ``replace``), retried on a concurrent change."""
+        from frazil.table.view_updates import ReplaceView
+
+        ident = self._identifier(identifier, "view")
+        texts = {dialect: sql} if isinstance(sql, str) else dict(sql)
+        for attempt in range(retries + 1):
+            view = self.load_view(ident)
+            change = ReplaceView(
+                view.metadata,
+                schema=table_schema(schema),
+                sql=texts,
+                default_namespace=to_identifier(default_namespace) if default_namespace else None,
+                default_catalog=default_catalog,
+                column_aliases=column_aliases,
+                column_docs=column_docs,
+            )
+            new_metadata = change.commit_to(view.metadata)
+            if new_metadata is view.metadata:
+                return view
+            new_location = self._write_view(new_metadata, view.metadata_location)
+            try:
+                self._check_and_put(ident, view.metadata_location, new_location, _IS_VIEW, "view")
+            except CommitFailedError:
+                self._file_io().delete(new_location)
+                if attempt == retries:
+                    raise
+                time.sleep(0.05 * 2**attempt)
+                continue
+            return self.load_view(ident)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def drop_view(self, identifier: IdentifierLike) -> None:
+        ident = self._identifier(identifier, "view")
+        deleted = self._db.execute(
+            f"DELETE FROM {TABLES} WHERE {_KEY} AND {_IS_VIEW}", self._key(ident)
+        )
+        if not deleted:
+            raise NoSuchViewError(f"view {_name(ident)!r} does not exist")
+
+    def rename_view(self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike) -> View:
+        source = self._identifier(from_identifier, "view")
+        target = self._identifier(to_identifier_, "view")
+        self._rename(source, target, _IS_VIEW, "view")
+        return self.load_view(target)

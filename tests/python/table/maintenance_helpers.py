@@ -147,7 +147,9 @@ class _Commit(PendingChange):
         ref = SnapshotRef.branch(self.snapshot_id) if old is None else old
         return (
             AddSnapshot(snapshot),
-            SetSnapshotRef.of(self.branch, SnapshotRef(self.snapshot_id, ref.type, *_retention(ref))),
+            SetSnapshotRef.of(
+                self.branch, SnapshotRef(self.snapshot_id, ref.type, *_retention(ref))
+            ),
         )
 
     def _manifest(
@@ -191,4 +193,6 @@ def files_under(root: str) -> set[str]:
 
 def rows_of(table: Table, snapshot_id: int | None = None) -> list[tuple[Any, ...]]:
     result = table.scan(snapshot_id=snapshot_id).to_arrow()
-    return sorted(zip(result.column("id").to_pylist(), result.column("cat").to_pylist(), strict=True))
+    return sorted(
+        zip(result.column("id").to_pylist(), result.column("cat").to_pylist(), strict=True)
+    )

@@ -32,7 +32,11 @@ def _entries(table: Table) -> list[dict[str, Any]]:
 def _live(table: Table) -> dict[str, tuple[int, int, int]]:
     """file -> (snapshot id, data sequence number, file sequence number) of live entries."""
     return {
-        e["data_file"]["file_path"]: (e["snapshot_id"], e["sequence_number"], e["file_sequence_number"])
+        e["data_file"]["file_path"]: (
+            e["snapshot_id"],
+            e["sequence_number"],
+            e["file_sequence_number"],
+        )
         for e in _entries(table)
         if e["status"] != 2
     }

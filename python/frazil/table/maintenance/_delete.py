@@ -27,7 +27,7 @@ def _delete_one(delete: Callable[[str], None], location: str) -> Exception | Non
             return None
         except FileNotFoundError:
             return None
-        except Exception as caught:  # noqa: BLE001 - reported below, as Java logs it
+        except Exception as caught:
             error = caught
     return error
 

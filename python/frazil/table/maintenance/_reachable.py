@@ -84,9 +84,7 @@ def unique_manifests(
     return found
 
 
-def live_content_files(
-    manifests: Iterable[Mapping[str, Any]], io: FileIO
-) -> dict[str, FileKind]:
+def live_content_files(manifests: Iterable[Mapping[str, Any]], io: FileIO) -> dict[str, FileKind]:
     """The data and delete files the ``manifests`` (manifest-list rows) hold live, each with
     its kind. Java's ``ManifestFiles.readPaths`` reads live entries only: a DELETED entry's file
     is live in an earlier manifest, which decides for it."""

@@ -100,9 +100,7 @@ class ExpireSnapshotsResult:
         return self._count(FileKind.STATISTICS)
 
 
-def expired_files(
-    before: TableMetadata, after: TableMetadata, io: FileIO
-) -> dict[str, FileKind]:
+def expired_files(before: TableMetadata, after: TableMetadata, io: FileIO) -> dict[str, FileKind]:
     """The files ``before``'s snapshots reach that ``after``'s do not: what expiring the
     snapshots ``after`` lacks may delete."""
     remaining_ids = {s.snapshot_id for s in after.snapshots}
@@ -258,6 +256,15 @@ class ExpireSnapshots:
         """What :meth:`commit` would expire and delete, committing and deleting nothing."""
         return self.commit(dry_run=True)
 
+    def _preview(self, table: Table) -> ExpireSnapshotsResult:
+        before = table.metadata
+        plan = self._plan(before)
+        after = apply_updates(before, _updates(plan))
+        files = expired_files(before, after, table.io) if self._clean_files else {}
+        return ExpireSnapshotsResult(
+            plan.expired_snapshot_ids, plan.removed_refs, files, dry_run=True
+        )
+
     def commit(self, dry_run: bool = False) -> ExpireSnapshotsResult:
         """Expire the snapshots, then delete the files only they reached (unless
         ``dry_run``)."""
@@ -265,13 +272,7 @@ class ExpireSnapshots:
         if table.catalog is not None:
             table.refresh()
         if dry_run:
-            before = table.metadata
-            plan = self._plan(before)
-            after = apply_updates(before, _updates(plan))
-            files = expired_files(before, after, table.io) if self._clean_files else {}
-            return ExpireSnapshotsResult(
-                plan.expired_snapshot_ids, plan.removed_refs, files, dry_run=True
-            )
+            return self._preview(table)
         change = _ExpireChange(self)
         transaction = Transaction(table)
         transaction.add_change(change)

@@ -91,7 +91,9 @@ def plan_retention(
         max_age = _long_property(properties, MAX_SNAPSHOT_AGE_MS, MAX_SNAPSHOT_AGE_MS_DEFAULT)
         older_than_ms = now_ms - max_age
     if retain_last is None:
-        retain_last = _long_property(properties, MIN_SNAPSHOTS_TO_KEEP, MIN_SNAPSHOTS_TO_KEEP_DEFAULT)
+        retain_last = _long_property(
+            properties, MIN_SNAPSHOTS_TO_KEEP, MIN_SNAPSHOTS_TO_KEEP_DEFAULT
+        )
     elif retain_last < 1:
         raise ValidationError(
             f"the number of snapshots to retain must be at least 1, got {retain_last}"
@@ -129,7 +131,9 @@ def plan_retention(
             reached.add(ref.snapshot_id)
             continue
         cutoff = (
-            now_ms - ref.max_snapshot_age_ms if ref.max_snapshot_age_ms is not None else older_than_ms
+            now_ms - ref.max_snapshot_age_ms
+            if ref.max_snapshot_age_ms is not None
+            else older_than_ms
         )
         keep = ref.min_snapshots_to_keep if ref.min_snapshots_to_keep is not None else retain_last
         kept_here = 0

@@ -94,7 +94,9 @@ def _target_size(metadata: TableMetadata) -> int:
     except ValueError:
         size = 0
     if size <= 0:
-        raise ValidationError(f"table property {TARGET_SIZE_BYTES} must be a positive int: {value!r}")
+        raise ValidationError(
+            f"table property {TARGET_SIZE_BYTES} must be a positive int: {value!r}"
+        )
     return size
 
 
@@ -255,9 +257,7 @@ class _Rewrite(PendingChange):
             schema_id=staged.current_schema_id,
             first_row_id=first_row_id,
             added_rows=(
-                None
-                if first_row_id is None or next_row_id is None
-                else next_row_id - first_row_id
+                None if first_row_id is None or next_row_id is None else next_row_id - first_row_id
             ),
         )
         main = staged.refs.get(MAIN_BRANCH) or SnapshotRef.branch(current.snapshot_id)

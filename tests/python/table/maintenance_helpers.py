@@ -89,8 +89,18 @@ class _Commit(PendingChange):
         self.timestamp_ms = timestamp_ms
         self.operation = operation
         self.snapshot_id = next(_IDS)
+        # The transaction asks once when the change is added and again to commit, on the same
+        # base: build once per base, so that no stray files are left behind.
+        self._built: dict[tuple[int | None, int], tuple[TableUpdate, ...]] = {}
 
     def updates_for(self, staged: TableMetadata) -> tuple[TableUpdate, ...]:
+        parent = staged.snapshot_by_name(self.branch)
+        key = (None if parent is None else parent.snapshot_id, staged.last_sequence_number)
+        if key not in self._built:
+            self._built[key] = self._build(staged)
+        return self._built[key]
+
+    def _build(self, staged: TableMetadata) -> tuple[TableUpdate, ...]:
         io = self.table.io
         metadata_dir = f"{staged.location}/metadata"
         parent = staged.snapshot_by_name(self.branch)

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from frazil import _native
 
-__all__ = ["LocationKey", "LocationSet", "location_keys", "path_keys"]
+if TYPE_CHECKING:
+    from frazil.metadata import TableMetadata
+
+__all__ = ["LocationKey", "LocationSet", "location_keys", "metadata_dir", "path_keys"]
 
 LocationKey = tuple[str, str, str, str]
 _SLASHES = re.compile(r"/{2,}")
@@ -65,3 +69,10 @@ class LocationSet:
     def has_path(self, location: str) -> bool:
         """Whether ``location``'s path is in the set under any store."""
         return not self._paths.isdisjoint(path_keys(location))
+
+
+def metadata_dir(metadata: TableMetadata) -> str:
+    """Where the table's metadata files go: ``write.metadata.path``, else ``<location>/metadata``
+    (Java's TableProperties.WRITE_METADATA_LOCATION)."""
+    configured = metadata.properties.get("write.metadata.path")
+    return (configured or metadata.location.rstrip("/") + "/metadata").rstrip("/")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from frazil import _native
 from frazil.errors import ValidationError
 from frazil.table.maintenance._delete import DEFAULT_DELETE_THREADS, delete_all
-from frazil.table.maintenance._locations import LocationSet
+from frazil.table.maintenance._locations import LocationSet, metadata_dir
 from frazil.table.maintenance._reachable import (
     live_content_files,
     manifest_lists,
@@ -56,13 +56,8 @@ def valid_files(table: Table) -> set[str]:
     if table.metadata_location:
         found.add(table.metadata_location)
     found.update(entry.metadata_file for entry in metadata.metadata_log)
-    found.add(_metadata_dir(metadata) + "/version-hint.text")
+    found.add(metadata_dir(metadata) + "/version-hint.text")
     return found
-
-
-def _metadata_dir(metadata: TableMetadata) -> str:
-    configured = metadata.properties.get("write.metadata.path")
-    return (configured or metadata.location.rstrip("/") + "/metadata").rstrip("/")
 
 
 def _hidden_partition_prefixes(metadata: TableMetadata) -> tuple[str, ...]:

@@ -37,6 +37,7 @@ from frazil.manifest import (
 )
 from frazil.metadata import TableMetadata
 from frazil.snapshots import MAIN_BRANCH, Operation, Snapshot, SnapshotRef
+from frazil.table.maintenance._locations import metadata_dir
 from frazil.table.maintenance._reachable import manifests_of
 from frazil.table.transaction import PendingChange, Transaction
 from frazil.table.updates import AddSnapshot, SetSnapshotRef, TableUpdate
@@ -78,11 +79,6 @@ def new_snapshot_id(metadata: TableMetadata) -> int:
         snapshot_id = ((value >> 64) ^ (value & (2**64 - 1))) & (2**63 - 1)
         if metadata.snapshot_by_id(snapshot_id) is None:
             return snapshot_id
-
-
-def _metadata_dir(metadata: TableMetadata) -> str:
-    configured = metadata.properties.get("write.metadata.path")
-    return (configured or metadata.location.rstrip("/") + "/metadata").rstrip("/")
 
 
 def _target_size(metadata: TableMetadata) -> int:
@@ -134,7 +130,7 @@ class _Rewrite(PendingChange):
 
     def _new_manifest_location(self, metadata: TableMetadata) -> str:
         self._manifest_count += 1
-        return f"{_metadata_dir(metadata)}/{self._commit_uuid}-m{self._manifest_count - 1}.avro"
+        return f"{metadata_dir(metadata)}/{self._commit_uuid}-m{self._manifest_count - 1}.avro"
 
     def _rewrite(
         self, metadata: TableMetadata, data_manifests: Sequence[Mapping[str, Any]], snapshot_id: int
@@ -224,7 +220,7 @@ class _Rewrite(PendingChange):
         self._attempt += 1
         sequence_number = staged.last_sequence_number + 1 if staged.format_version >= 2 else 0
         manifest_list = (
-            f"{_metadata_dir(staged)}/snap-{snapshot_id}-{self._attempt}-{self._commit_uuid}.avro"
+            f"{metadata_dir(staged)}/snap-{snapshot_id}-{self._attempt}-{self._commit_uuid}.avro"
         )
         self._written.append(manifest_list)
         next_row_id = write_manifest_list(

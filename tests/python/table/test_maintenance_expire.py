@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 from frazil.errors import ValidationError
 from frazil.snapshots import SnapshotRef
+from frazil.statistics import PartitionStatisticsFile, StatisticsFile
 from frazil.table._table import Table
 from frazil.table.maintenance import FileKind
 from frazil.table.maintenance.retention import plan_retention
+from frazil.table.transaction import BuilderChange
+from frazil.table.updates import SetPartitionStatistics, SetStatistics
 from maintenance_helpers import DAY_MS, commit, files_under, make_table, rows_of, write_data_file
 
 NOW = time.time_ns() // 1_000_000
@@ -221,3 +224,28 @@ def test_expiry_recomputes_after_a_lost_race(
         (day * 10 + i, f"c{day % 2}") for day in range(4) for i in range(3)
     )
     assert result.deleted_data_files_count == 1  # ids[4]'s file, reachable from nothing now
+
+
+def test_statistics_files_of_expired_snapshots_are_deleted(tmp_path: Path) -> None:
+    table, ids = _history(tmp_path)
+    updates = []
+    paths = {}
+    for snapshot_id, kind in ((ids[0], "stats"), (ids[1], "partition-stats"), (ids[4], "stats")):
+        path = Path(table.location(), "metadata", f"{snapshot_id}-{kind}.puffin")
+        path.write_bytes(b"PFA1")
+        paths[(snapshot_id, kind)] = str(path)
+        if kind == "stats":
+            updates.append(SetStatistics(StatisticsFile(snapshot_id, str(path), 4, 0)))
+        else:
+            updates.append(
+                SetPartitionStatistics(PartitionStatisticsFile(snapshot_id, str(path), 4))
+            )
+    with table.transaction() as txn:
+        txn.add_change(BuilderChange(tuple(updates), ()))
+    result = table.expire_snapshots(older_than=NOW)
+    assert result.deleted_statistics_files_count == 2
+    assert not Path(paths[(ids[0], "stats")]).exists()
+    assert not Path(paths[(ids[1], "partition-stats")]).exists()
+    # The current snapshot's statistics stay, and stay in the metadata.
+    assert Path(paths[(ids[4], "stats")]).exists()
+    assert [s.snapshot_id for s in table.metadata.statistics] == [ids[4]]

@@ -64,7 +64,7 @@ def _apply(table: Table, operations: list[tuple[object, ...]]) -> None:
 
 
 @settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     operations=st.lists(operation, min_size=2, max_size=7),

@@ -197,6 +197,11 @@ class _Rewrite(PendingChange):
         current = staged.current_snapshot()
         if current is None:
             raise CommitValidationError("cannot rewrite manifests: the table has no snapshot")
+        if current.manifest_list is None:
+            raise CommitValidationError(
+                f"cannot rewrite manifests: snapshot {current.snapshot_id} embeds its manifests "
+                "(a v1 snapshot without a manifest list), which frazil does not rewrite"
+            )
         built_on = (current.snapshot_id, staged.last_sequence_number, staged.next_row_id)
         if self._last is not None and self._last[0] == built_on:
             return self._last[1]

@@ -129,9 +129,20 @@ pub fn delete(location: &str, path: &Path) -> Result<()> {
     }
 }
 
+/// Milliseconds from the epoch of a file's modification time, when the platform has one.
+fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
+    let modified = meta.modified().ok()?;
+    match modified.duration_since(std::time::UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_millis()).ok(),
+        Err(before) => i64::try_from(before.duration().as_millis())
+            .ok()
+            .map(|ms| -ms),
+    }
+}
+
 /// Every file under the directory `path`, recursively, as
-/// `(path, size)`; nothing when the directory does not exist.
-pub fn list(location: &str, path: &Path) -> Result<Vec<(PathBuf, u64)>> {
+/// `(path, size, modified ms)`; nothing when the directory does not exist.
+pub fn list(location: &str, path: &Path) -> Result<Vec<(PathBuf, u64, Option<i64>)>> {
     let mut out = Vec::new();
     let mut pending = vec![path.to_path_buf()];
     while let Some(dir) = pending.pop() {
@@ -146,7 +157,7 @@ pub fn list(location: &str, path: &Path) -> Result<Vec<(PathBuf, u64)>> {
             if meta.is_dir() {
                 pending.push(entry.path());
             } else {
-                out.push((entry.path(), meta.len()));
+                out.push((entry.path(), meta.len(), modified_ms(&meta)));
             }
         }
     }
@@ -162,13 +173,14 @@ pub fn list_infos(
 ) -> Result<Vec<FileInfo>> {
     list(location, path)?
         .into_iter()
-        .map(|(p, size)| {
+        .map(|(p, size, last_modified_ms)| {
             let p = p.to_str().ok_or_else(|| {
                 Error::InvalidData(format!("{location}: lists a non-UTF-8 path {p:?}"))
             })?;
             Ok(FileInfo {
                 location: form.sibling(p),
                 size,
+                last_modified_ms,
             })
         })
         .collect()

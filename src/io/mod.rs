@@ -32,6 +32,10 @@ pub struct FileInfo {
     /// In the same form (scheme, `file:` URI or plain path) as the prefix listed.
     pub location: String,
     pub size: u64,
+    /// When the file was last written, in milliseconds from the epoch, when the store
+    /// says (orphan removal keeps files younger than its cutoff: they may be a commit in
+    /// progress).
+    pub last_modified_ms: Option<i64>,
 }
 
 /// How many object-store requests [`FileIO::read_many`] keeps in flight

@@ -397,6 +397,7 @@ pub(super) async fn list(
             meta.map(|m| FileInfo {
                 location: format!("{}/{}", object.root, m.location),
                 size: m.size,
+                last_modified_ms: Some(m.last_modified.timestamp_millis()),
             })
         })
         .try_collect()

@@ -145,6 +145,23 @@ fn list_answers_in_the_prefix_form() {
 }
 
 #[test]
+fn list_reports_modification_times() {
+    let dir = TempDir::new("mtime");
+    let io = io();
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    io.write(&dir.path("f"), b"x").unwrap();
+    let listed = io.list(&dir.path("")).unwrap();
+    let modified = listed[0]
+        .last_modified_ms
+        .expect("local files have a modification time");
+    // File systems may round times down to their own resolution (a second or two at worst).
+    assert!((modified - before).abs() < 5_000, "{modified} vs {before}");
+}
+
+#[test]
 fn read_many_keeps_order_and_errors_apart() {
     let dir = TempDir::new("many");
     let io = io();

@@ -109,15 +109,16 @@ impl RawFileIO {
         py.detach(|| run(|| self.inner.delete(location)))
     }
 
-    /// `(location, size)` of every file under `prefix`, sorted by location.
-    fn list(&self, py: Python<'_>, prefix: &str) -> PyResult<Vec<(String, u64)>> {
+    /// `(location, size, modified ms or None)` of every file under `prefix`, sorted by
+    /// location.
+    fn list(&self, py: Python<'_>, prefix: &str) -> PyResult<Vec<(String, u64, Option<i64>)>> {
         py.detach(|| {
             run(|| {
                 Ok(self
                     .inner
                     .list(prefix)?
                     .into_iter()
-                    .map(|f| (f.location, f.size))
+                    .map(|f| (f.location, f.size, f.last_modified_ms))
                     .collect())
             })
         })

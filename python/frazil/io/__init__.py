@@ -38,7 +38,7 @@ import functools
 import io
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any, TypeAlias
 
 from frazil import _native
@@ -60,10 +60,13 @@ IOLike: TypeAlias = "FileIO | Mapping[str, str] | None"
 @dataclass(frozen=True)
 class FileInfo:
     """A file found by :meth:`FileIO.list`: its location (in the form of the
-    prefix listed) and its size in bytes."""
+    prefix listed), its size in bytes, and when it was last written in
+    milliseconds from the epoch (None when the store does not say; not part of
+    equality, which compares what the file is, not when it was seen)."""
 
     location: str
     size: int
+    last_modified_ms: int | None = field(default=None, compare=False)
 
 
 def _bytes(data: bytes, location: str) -> bytes:
@@ -169,8 +172,8 @@ class FileIO:
     def list(self, prefix: Location) -> list[FileInfo]:
         """Every file under ``prefix`` taken as a directory, recursively, sorted
         by location; empty when there is none."""
-        listed: list[tuple[str, int]] = self._raw.list(_location(prefix))
-        return [FileInfo(location, size) for location, size in listed]
+        listed: list[tuple[str, int, int | None]] = self._raw.list(_location(prefix))
+        return [FileInfo(location, size, modified) for location, size, modified in listed]
 
 
 class InputFile:

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from frazil.catalog import Catalog
     from frazil.expressions import Expression
     from frazil.table.inspect import InspectTable
+    from frazil.table.maintenance import (
+        ExpireSnapshotsResult,
+        Maintenance,
+        RewriteManifestsResult,
+    )
     from frazil.table.manage_snapshots import ManageSnapshots
     from frazil.table.scan import DataScan
     from frazil.table.transaction import Transaction, UpdateProperties
@@ -162,6 +167,45 @@ class Table:
         from frazil.table.manage_snapshots import ManageSnapshots
 
         return ManageSnapshots(self._metadata, committer=self._commit_builder)
+
+    # --- maintenance (see frazil.table.maintenance) -------------------------------------------
+
+    @property
+    def maintenance(self) -> Maintenance:
+        """Expiring snapshots, removing orphan files, rewriting manifests."""
+        from frazil.table.maintenance import Maintenance
+
+        return Maintenance(self)
+
+    def expire_snapshots(
+        self, older_than: int | dt.datetime | None = None, retain_last: int | None = None
+    ) -> ExpireSnapshotsResult:
+        """Expire snapshots older than ``older_than`` (default: the table's
+        ``history.expire.max-snapshot-age-ms``, 5 days) keeping at least ``retain_last``
+        (default ``history.expire.min-snapshots-to-keep``, 1) per branch, then delete the
+        files only they reached."""
+        expire = self.maintenance.expire_snapshots()
+        if older_than is not None:
+            expire.older_than(older_than)
+        if retain_last is not None:
+            expire.retain_last(retain_last)
+        return expire.commit()
+
+    def remove_orphan_files(
+        self,
+        older_than: int | dt.datetime | None = None,
+        dry_run: bool = False,
+        location: str | None = None,
+    ) -> list[str]:
+        """Delete the files under the table's location (or ``location``) that nothing
+        references and that are older than ``older_than`` (default three days ago); returns
+        them (see :mod:`frazil.table.maintenance.orphans`)."""
+        return self.maintenance.remove_orphan_files(older_than, dry_run, location)
+
+    def rewrite_manifests(self) -> RewriteManifestsResult:
+        """Rewrite the current data manifests clustered by partition into manifests of
+        ``commit.manifest.target-size-bytes`` (a ``replace`` snapshot)."""
+        return self.maintenance.rewrite_manifests()
 
     @property
     def io_properties(self) -> dict[str, str]:

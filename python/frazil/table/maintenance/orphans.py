@@ -1,0 +1,153 @@
+"""Removing orphan files: files under the table's location that no snapshot, metadata file or
+statistics file references (Java's ``DeleteOrphanFilesSparkAction``).
+
+Every file under the location is listed through the FileIO; the valid set is everything any
+snapshot in the metadata reaches (manifest lists, manifests, live data and delete files), the
+statistics and partition-statistics files, the current metadata file and those in the metadata
+log, and ``metadata/version-hint.text``. Locations are compared normalized (see
+:mod:`._locations`), so a live file is never deleted for being spelled differently. Only files
+older than the cutoff (3 days by default) are removed: a younger one may belong to a commit in
+progress. A file whose path is live but under another store (scheme, bucket) is a conflict and,
+as in Java, refused by default. Hidden files and directories (a name starting with ``_`` or
+``.``, such as Hadoop's ``.crc`` checksums) are not touched, except partition directories of a
+field whose name starts so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
+
+from frazil import _native
+from frazil.errors import ValidationError
+from frazil.table.maintenance._delete import DEFAULT_DELETE_THREADS, delete_all
+from frazil.table.maintenance._locations import LocationSet, metadata_dir
+from frazil.table.maintenance._reachable import (
+    live_content_files,
+    manifest_lists,
+    statistics_files,
+    unique_manifests,
+)
+
+if TYPE_CHECKING:
+    from frazil.metadata import TableMetadata
+    from frazil.table._table import Table
+
+__all__ = ["DEFAULT_ORPHAN_AGE_MS", "remove_orphan_files", "valid_files"]
+
+DEFAULT_ORPHAN_AGE_MS = 3 * 24 * 60 * 60 * 1000
+PrefixMismatchMode = Literal["error", "ignore", "delete"]
+_LOG = logging.getLogger("frazil.maintenance")
+
+
+def valid_files(table: Table) -> set[str]:
+    """Every location the table's metadata references, directly or through its snapshots."""
+    metadata = table.metadata
+    found: set[str] = set()
+    lists = manifest_lists(metadata.snapshots, table.io)
+    found.update(s.manifest_list for s in metadata.snapshots if s.manifest_list)
+    manifests = unique_manifests(lists.values())
+    found.update(manifests)
+    found.update(live_content_files(manifests.values(), table.io))
+    found.update(statistics_files(metadata))
+    if table.metadata_location:
+        found.add(table.metadata_location)
+    found.update(entry.metadata_file for entry in metadata.metadata_log)
+    found.add(metadata_dir(metadata) + "/version-hint.text")
+    return found
+
+
+def _hidden_partition_prefixes(metadata: TableMetadata) -> tuple[str, ...]:
+    return tuple(
+        f"{f.name}="
+        for spec in metadata.partition_specs
+        for f in spec.fields
+        if f.name.startswith(("_", "."))
+    )
+
+
+def _is_hidden(relative: str, partition_prefixes: tuple[str, ...]) -> bool:
+    """Java's FileSystemWalker with its PartitionAwareHiddenPathFilter: a file is hidden when
+    it, or a directory between it and the listed location, is named with a leading ``_`` or
+    ``.`` and is not a partition directory of such a field."""
+    for name in relative.split("/"):
+        if name.startswith(("_", ".")) and not name.startswith(partition_prefixes):
+            return True
+    return False
+
+
+def _relative(location: str, root: str) -> str:
+    path = _native.parse_location(location)[3]
+    base = _native.parse_location(root)[3].rstrip("/")
+    return path[len(base) :].lstrip("/") if path.startswith(base) else path
+
+
+def remove_orphan_files(
+    table: Table,
+    older_than: int | dt.datetime | None = None,
+    dry_run: bool = False,
+    location: str | None = None,
+    *,
+    prefix_mismatch_mode: PrefixMismatchMode = "error",
+    delete_with: Callable[[str], None] | None = None,
+    delete_threads: int = DEFAULT_DELETE_THREADS,
+) -> list[str]:
+    """Delete (or with ``dry_run`` only list) the files under ``location`` (the table's by
+    default) that the table does not reference and that were last written before
+    ``older_than`` (ms or datetime; default three days ago). Returns their locations, sorted,
+    in the form the listing gave."""
+    from frazil.table._table import timestamp_ms
+
+    if prefix_mismatch_mode not in ("error", "ignore", "delete"):
+        raise ValidationError(
+            f"prefix_mismatch_mode must be 'error', 'ignore' or 'delete', got "
+            f"{prefix_mismatch_mode!r}"
+        )
+    if table.catalog is not None:
+        table.refresh()
+    cutoff = (
+        time.time_ns() // 1_000_000 - DEFAULT_ORPHAN_AGE_MS
+        if older_than is None
+        else timestamp_ms(older_than)
+    )
+    root = location or table.location()
+    metadata = table.metadata
+    prefixes = _hidden_partition_prefixes(metadata)
+    candidates = []
+    unknown_age = 0
+    for info in table.io.list(root):
+        if _is_hidden(_relative(info.location, root), prefixes):
+            continue
+        if info.last_modified_ms is None:
+            unknown_age += 1  # cannot prove it old enough: keep it
+        elif info.last_modified_ms < cutoff:
+            candidates.append(info.location)
+    if unknown_age:
+        _LOG.warning("kept %d files whose modification time the store did not give", unknown_age)
+    valid = LocationSet(valid_files(table))
+    orphans: list[str] = []
+    conflicts: list[str] = []
+    for candidate in candidates:
+        if candidate in valid:
+            continue
+        if valid.has_path(candidate):
+            if prefix_mismatch_mode == "error":
+                conflicts.append(candidate)
+                continue
+            if prefix_mismatch_mode == "ignore":
+                continue
+        orphans.append(candidate)
+    if conflicts:
+        shown = ", ".join(conflicts[:5]) + (" ..." if len(conflicts) > 5 else "")
+        raise ValidationError(
+            f"{len(conflicts)} files have the path of a live file under another scheme or "
+            f"bucket ({shown}): refusing to decide whether they are orphans; pass "
+            "prefix_mismatch_mode='ignore' to keep them or 'delete' to delete them"
+        )
+    orphans.sort()
+    if not dry_run:
+        delete_all(orphans, delete_with or table.io.delete, delete_threads)
+    return orphans

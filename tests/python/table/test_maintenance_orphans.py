@@ -1,0 +1,135 @@
+"""Removing orphan files: only files nothing references and older than the cutoff go; a live
+file is kept whatever spelling of its location the metadata uses."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from frazil.errors import ValidationError
+from frazil.io import FileIO
+from frazil.table._table import Table
+from frazil.table.maintenance._locations import LocationSet
+from maintenance_helpers import DAY_MS, commit, files_under, make_table, rows_of, write_data_file
+
+NOW = time.time_ns() // 1_000_000
+
+
+def _age(path: Path | str, days: float = 4) -> None:
+    old = time.time() - days * 86_400
+    os.utime(path, (old, old))
+
+
+def _table(tmp_path: Path) -> Table:
+    table = make_table(tmp_path)
+    a = write_data_file(table, [1, 2], "x")
+    b = write_data_file(table, [3], "y")
+    commit(table, [a], timestamp_ms=NOW - 3000)
+    commit(table, [b], timestamp_ms=NOW - 2000)
+    commit(table, removed=[a["file_path"]], timestamp_ms=NOW - 1000, operation="delete")
+    for path in files_under(table.location()):
+        _age(path)
+    return table
+
+
+def _stray(table: Table, relative: str, days: float = 4) -> str:
+    path = Path(table.location(), relative)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"stray")
+    _age(path, days)
+    return str(path)
+
+
+def test_only_unreferenced_old_files_go(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    live_before = files_under(table.location())
+    old = _stray(table, "data/cat=x/00000-orphan.parquet")
+    old_metadata = _stray(table, "metadata/snap-123-1-orphan.avro")
+    recent = _stray(table, "data/cat=x/in-progress.parquet", days=1)
+    hidden = _stray(table, "data/_temporary/0/part.parquet")
+    checksum = _stray(table, "data/cat=x/.00000-orphan.parquet.crc")
+
+    dry = table.remove_orphan_files(dry_run=True)
+    assert dry == sorted([old, old_metadata])
+    assert Path(old).exists()
+
+    removed = table.remove_orphan_files()
+    assert removed == dry
+    assert not Path(old).exists() and not Path(old_metadata).exists()
+    # In progress (younger than 3 days), hidden, and every live file stay.
+    assert Path(recent).exists() and Path(hidden).exists() and Path(checksum).exists()
+    assert live_before <= files_under(table.location())
+    assert rows_of(table) == [(3, "y")]
+    # ``a`` was deleted from the table but is live in older snapshots: it stays too.
+    assert len(table.snapshots()) == 3
+
+
+def test_older_than_decides_and_a_future_cutoff_takes_recent_orphans(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    recent = _stray(table, "data/cat=y/recent.parquet", days=0.5)
+    assert table.remove_orphan_files(older_than=NOW - DAY_MS, dry_run=True) == []
+    assert table.remove_orphan_files(older_than=NOW + DAY_MS, dry_run=True) == [recent]
+
+
+def test_an_unreferenced_data_file_of_an_expired_snapshot_is_an_orphan(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    # Expire without deleting files: what only the expired snapshots reached is now orphaned.
+    table.maintenance.expire_snapshots().older_than(NOW).clean_expired_files(False).commit()
+    orphans = table.remove_orphan_files(older_than=NOW + DAY_MS, dry_run=True)
+    names = {Path(p).name for p in orphans}
+    assert any(n.endswith(".parquet") for n in names)  # ``a``
+    assert sum(n.startswith("snap-") for n in names) == 2  # the two expired manifest lists
+    assert rows_of(table) == [(3, "y")]
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        lambda p: "file://" + p,
+        lambda p: "file:" + p,
+        lambda p: p.replace("/data/", "//data/"),
+        lambda p: quote(p),  # URL-encoded (a partition value with a space: ``cat=a%20b``)
+    ],
+)
+def test_live_files_are_kept_under_any_spelling(tmp_path: Path, spelling: object) -> None:
+    table = make_table(tmp_path)
+    data = write_data_file(table, [1], "a b")
+    plain = data["file_path"]
+    data["file_path"] = spelling(plain)  # type: ignore[operator]
+    commit(table, [data], timestamp_ms=NOW)
+    for path in files_under(table.location()):
+        _age(path)
+    assert table.remove_orphan_files(dry_run=True) == []
+    assert table.remove_orphan_files() == []
+    assert Path(plain).exists()
+
+
+def test_object_store_schemes_compare_equal() -> None:
+    live = LocationSet(["s3://bucket/t/data/a=1/f.parquet", "s3a://bucket/t/data/x%3Dy/g"])
+    assert "s3a://bucket/t/data/a=1/f.parquet" in live
+    assert "s3n://bucket/t/data/a=1/f.parquet/" in live
+    assert "s3://bucket/t/data/x=y/g" in live
+    assert "s3://other/t/data/a=1/f.parquet" not in live
+    assert live.has_path("s3://other/t/data/a=1/f.parquet")
+    assert "gs://bucket/t/data/a=1/f.parquet" not in live
+
+
+def test_modification_times_come_from_the_listing(tmp_path: Path) -> None:
+    io = FileIO()
+    path = tmp_path / "f"
+    io.write(str(path), b"1")
+    _age(path, days=2)
+    [info] = io.list(str(tmp_path))
+    assert info.last_modified_ms == path.stat().st_mtime_ns // 1_000_000
+    assert abs(info.last_modified_ms - (time.time() * 1000 - 2 * DAY_MS)) < 60_000
+    [uri_info] = io.list("file://" + str(tmp_path))
+    assert uri_info.last_modified_ms == info.last_modified_ms
+
+
+def test_prefix_mismatch_mode_is_checked(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    with pytest.raises(ValidationError, match="prefix_mismatch_mode"):
+        table.maintenance.remove_orphan_files(prefix_mismatch_mode="maybe")  # type: ignore[arg-type]

@@ -2,11 +2,12 @@
 Concurrency", "Metastore Tables", "File System Tables").
 
 :class:`Catalog` is the interface every catalog implements. The part every catalog shares is
-here: a commit (:meth:`Catalog.commit_table`) checks the requirements against the table's
-latest metadata, applies the updates, writes the next metadata file under the table's
-``metadata/`` directory and asks the subclass to swap the table's pointer to it atomically
-(:meth:`Catalog._swap`). A lost race raises :class:`~frazil.errors.CommitFailedError`, which the
-table's transaction retries on refreshed metadata.
+here: a commit (:meth:`Catalog.commit_table`) checks that the table is still at the metadata
+the commit was built on and that the requirements hold, applies the updates, writes the next
+metadata file under the table's ``metadata/`` directory and asks the subclass to swap the
+table's pointer to it atomically (:meth:`Catalog._swap`). A lost race raises
+:class:`~frazil.errors.CommitFailedError`, which the table's transaction retries on refreshed
+metadata.
 """
 
 from __future__ import annotations
@@ -203,18 +204,20 @@ class Catalog(ABC):
         requirements: Sequence[TableRequirement],
         updates: Sequence[TableUpdate],
     ) -> CommitTableResponse:
-        """Commit ``updates`` to ``table`` if ``requirements`` hold of its latest metadata
-        (spec: "Optimistic Concurrency"). Raises CommitFailedError when they no longer hold
-        or another writer swapped the pointer first (retryable after a refresh)."""
-        from frazil.metadata import read_metadata
-
+        """Commit ``updates`` to ``table`` (spec: "Optimistic Concurrency"). The table's metadata
+        must still be current, as Java's ``BaseMetastoreTableOperations.commit(base, metadata)``
+        requires: the transaction computed the updates from it, and updates such as
+        RemoveSnapshots carry no requirement that would catch a concurrent change. Raises
+        CommitFailedError when another writer committed first or a requirement fails
+        (retryable after a refresh)."""
         identifier = table.identifier
         current_location = self._current_metadata_location(identifier)
-        if current_location == table.metadata_location:
-            current = table.metadata
-        else:
-            current = read_metadata(current_location, io=self._file_io(table.io_properties))
-            current = table.metadata.check_refreshed(current)
+        if current_location != table.metadata_location:
+            raise CommitFailedError(
+                f"table {'.'.join(identifier)} changed concurrently: it is at "
+                f"{current_location}, the commit was built on {table.metadata_location}"
+            )
+        current = table.metadata
         validate_requirements(requirements, current)
         new_metadata = apply_updates(current, updates, current_location)
         if new_metadata is current:

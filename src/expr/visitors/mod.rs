@@ -5,6 +5,7 @@
 pub mod bounds;
 pub mod compare;
 pub mod evaluator;
+pub mod file_match;
 #[cfg(test)]
 mod evaluator_props;
 #[cfg(test)]

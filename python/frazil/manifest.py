@@ -373,6 +373,17 @@ class DataFile:
             values[name] = value
         return cls(**values)
 
+    def to_row(self) -> dict[str, Any]:
+        """The ``data_file`` struct as :func:`write_manifest` takes it (maps as lists of
+        key/value pairs); the inverse of :meth:`from_row`."""
+        row: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if isinstance(value, dict) and name != "partition":
+                value = list(value.items())
+            row[name] = value
+        return row
+
 
 @dataclass(frozen=True)
 class ManifestEntry:

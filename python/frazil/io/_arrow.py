@@ -176,3 +176,41 @@ def open_arrow_file(raw: _native.RawFileIO, location: str) -> pa.NativeFile:
     except OSError as error:
         raise FrazilIOError(f"{location}: cannot open: {error}") from None
     return pa.PythonFile(_RangeReader(raw, location), mode="r")
+
+
+class _BufferedOutput(io.BytesIO):
+    """Collects a file written by pyarrow and stores it through the FileIO on close (schemes
+    pyarrow is not given a filesystem for)."""
+
+    def __init__(self, raw: _native.RawFileIO, location: str) -> None:
+        super().__init__()
+        self._raw = raw
+        self._location = location
+
+    def close(self) -> None:
+        if not self.closed:
+            data = self.getvalue()
+            super().close()
+            if not self._raw.write_if_absent(self._location, data):
+                raise FrazilIOError(f"{self._location}: already exists")
+
+
+def open_arrow_output(raw: _native.RawFileIO, location: str) -> pa.NativeFile:
+    """A pyarrow output stream writing a new file at ``location`` with the FileIO's
+    configuration (local files and S3 stream as they are written; other schemes are stored
+    when the stream is closed). Failures are :class:`FrazilIOError` naming the location."""
+    kind, bucket, _account, key = _native.parse_location(location)
+    try:
+        if kind == "file":
+            parent = key.rsplit("/", 1)[0]
+            if parent:
+                _local().create_dir(parent, recursive=True)
+            return _local().open_output_stream(key)
+        if kind == "s3":
+            filesystem = _s3(tuple(sorted(raw.properties.items())))
+            return filesystem.open_output_stream(f"{bucket}/{key}")
+    except PermissionError as error:
+        raise PermissionDeniedError(f"{location}: permission denied: {error}") from None
+    except OSError as error:
+        raise FrazilIOError(f"{location}: cannot create: {error}") from None
+    return pa.PythonFile(_BufferedOutput(raw, location), mode="w")

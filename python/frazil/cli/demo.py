@@ -1,19 +1,14 @@
-"""The ``frazil`` command line."""
+"""``frazil demo``: the version and every transform applied to sample data."""
 
 from __future__ import annotations
-
-import argparse
-import sys
-from collections.abc import Sequence
 
 import pyarrow as pa
 
 import frazil
 from frazil import transforms
-from frazil.errors import FrazilError
 
 
-def _demo() -> int:
+def demo() -> int:
     import datetime as dt
 
     print(f"frazil {frazil.__version__}")
@@ -44,25 +39,3 @@ def _demo() -> int:
         for before, after in zip(source.to_pylist(), result.to_pylist(), strict=True):
             print(f"  {before!s:>28} -> {after}")
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="frazil", description="A Rust-accelerated implementation of Apache Iceberg."
-    )
-    parser.add_argument("--version", action="version", version=f"frazil {frazil.__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("demo", help="print the version and apply each transform to sample data")
-    args = parser.parse_args(argv)
-    try:
-        if args.command == "demo":
-            return _demo()
-    except FrazilError as error:
-        print(f"frazil: {error}", file=sys.stderr)
-        return 1
-    parser.error(f"unknown command {args.command}")
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

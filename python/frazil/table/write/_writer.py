@@ -1,0 +1,231 @@
+"""Parquet files of one partition, rolled at ``write.target-file-size-bytes``.
+
+pyarrow starts a row group at every write call, so batches are buffered per file until they
+reach ``write.parquet.row-group-size-bytes`` of Arrow memory (or the writer is flushed to bound
+the memory of many open partitions) and written as one group. Files are named as Java's
+``OutputFileFactory`` names them: ``<partitionId>-<taskId>-<operationId>-<count>.parquet``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from frazil.io import FileIO, raw
+from frazil.io._arrow import open_arrow_output
+from frazil.manifest import DataFile
+from frazil.schema import Schema
+from frazil.table.write._config import MetricsMode, WriteConfig
+from frazil.table.write._metrics import BoundsCollector, Leaf, footer_metrics, leaves
+from frazil.table.write._partition import Partition
+from frazil.types import PrimitiveType, UnknownType
+
+__all__ = ["FileNamer", "FileSettings", "PartitionWriter"]
+
+
+@dataclass
+class FileNamer:
+    data_path: str
+    operation_id: str
+    partition_id: int = 0
+    task_id: int = 0
+    count: int = 0
+
+    def next(self, partition_path: str) -> str:
+        self.count += 1
+        name = (
+            f"{self.partition_id:05d}-{self.task_id}-{self.operation_id}-{self.count:05d}.parquet"
+        )
+        folder = f"{self.data_path}/{partition_path}" if partition_path else self.data_path
+        return f"{folder}/{name}"
+
+
+@dataclass(frozen=True)
+class FileSettings:
+    """What every file of one write shares."""
+
+    schema: Schema
+    arrow_schema: pa.Schema
+    config: WriteConfig
+    modes: Mapping[int, MetricsMode]
+    spec_id: int
+    sort_order_id: int | None
+    io: FileIO
+    leaves: list[Leaf] = field(default_factory=list)
+    types: dict[int, PrimitiveType] = field(default_factory=dict)
+    bounds_targets: dict[int, tuple[tuple[str, ...], PrimitiveType, MetricsMode]] = field(
+        default_factory=dict
+    )
+
+    @classmethod
+    def build(
+        cls,
+        schema: Schema,
+        arrow_schema: pa.Schema,
+        config: WriteConfig,
+        modes: Mapping[int, MetricsMode],
+        spec_id: int,
+        sort_order_id: int | None,
+        io: FileIO,
+    ) -> FileSettings:
+        columns = leaves(arrow_schema)
+        types: dict[int, PrimitiveType] = {}
+        targets: dict[int, tuple[tuple[str, ...], PrimitiveType, MetricsMode]] = {}
+        for _name, f in schema.all_fields():
+            t = f.field_type
+            if isinstance(t, PrimitiveType) and not isinstance(t, UnknownType):
+                types[f.field_id] = t
+        for leaf in columns:
+            if leaf.field_id is None or leaf.repeated:
+                continue
+            mode = modes[leaf.field_id]
+            if mode.counts:
+                targets[leaf.field_id] = (leaf.path, types[leaf.field_id], mode)
+        return cls(
+            schema, arrow_schema, config, modes, spec_id, sort_order_id, io, columns, types, targets
+        )
+
+    def parquet_options(self) -> dict[str, Any]:
+        config = self.config
+        return {
+            "compression": config.codec,
+            "compression_level": config.compression_level,
+            "data_page_size": config.page_size,
+            "dictionary_pagesize_limit": config.dict_size,
+            "write_statistics": True,
+            # Java stores decimals of precision <= 9 as INT32 and <= 18 as INT64.
+            "store_decimal_as_integer": True,
+            "use_compliant_nested_type": True,
+            # Java writes no Arrow schema; it stores the Iceberg schema instead.
+            "store_schema": False,
+        }
+
+
+class _OpenFile:
+    def __init__(self, settings: FileSettings, location: str) -> None:
+        self.location = location
+        self.sink = open_arrow_output(raw(settings.io), location)
+        self.writer = pq.ParquetWriter(
+            self.sink, settings.arrow_schema, **settings.parquet_options()
+        )
+        # Java's ParquetWriter stores the table schema under "iceberg.schema".
+        self.writer.add_key_value_metadata(
+            {"iceberg.schema": json.dumps(settings.schema.to_json())}
+        )
+        self.bounds = BoundsCollector(settings.bounds_targets)
+        self.rows = 0
+        self.chunks = 0
+
+    def written_bytes(self) -> int:
+        return int(self.sink.tell())
+
+
+class PartitionWriter:
+    """Writes the rows of one partition to as many files as the target size asks."""
+
+    def __init__(self, settings: FileSettings, partition: Partition, namer: FileNamer) -> None:
+        self.settings = settings
+        self.partition = partition
+        self.namer = namer
+        self.buffer: list[pa.RecordBatch] = []
+        self.buffered_bytes = 0
+        self.file: _OpenFile | None = None
+        self.compression_ratio = 0.5  # compressed/Arrow bytes, refined per row group
+        self.done: list[DataFile] = []
+        self.locations: list[str] = []  # every file opened, for clean-up after a failure
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        self.buffer.append(batch)
+        self.buffered_bytes += batch.nbytes
+        if self.buffered_bytes >= self.settings.config.row_group_size:
+            self.flush()
+        elif self.file is not None and self._estimate() >= self.settings.config.target_file_size:
+            self.flush()
+
+    def _estimate(self) -> int:
+        assert self.file is not None
+        return self.file.written_bytes() + int(self.buffered_bytes * self.compression_ratio)
+
+    def flush(self) -> None:
+        """Writes the buffered rows as one row group; rolls the file past the target size."""
+        if not self.buffer:
+            return
+        if self.file is None:
+            location = self.namer.next(self.partition.path)
+            self.locations.append(location)
+            self.file = _OpenFile(self.settings, location)
+        table = pa.Table.from_batches(self.buffer, schema=self.settings.arrow_schema)
+        before = self.file.written_bytes()
+        for batch in self.buffer:
+            self.file.bounds.update(batch)
+        self.file.writer.write_table(table, row_group_size=max(table.num_rows, 1))
+        self.file.rows += table.num_rows
+        self.file.chunks += len(self.buffer)
+        written = self.file.written_bytes() - before
+        if self.buffered_bytes and written > 0:
+            self.compression_ratio = written / self.buffered_bytes
+        self.buffer = []
+        self.buffered_bytes = 0
+        if self.file.written_bytes() >= self.settings.config.target_file_size:
+            self.close_file()
+
+    def close_file(self) -> None:
+        if self.file is None:
+            return
+        open_file, self.file = self.file, None
+        open_file.writer.close()
+        size = open_file.written_bytes()
+        open_file.sink.close()
+        metadata = open_file.writer.writer.metadata
+        self.done.append(self._data_file(open_file, metadata, size))
+
+    def close(self) -> list[DataFile]:
+        self.flush()
+        self.close_file()
+        return self.done
+
+    def abort(self) -> list[str]:
+        """Closes an open file without describing it; returns every location written."""
+        if self.file is not None:
+            try:
+                self.file.writer.close()
+                self.file.sink.close()
+            except Exception:
+                pass
+            self.file = None
+        return list(self.locations)
+
+    def _data_file(self, open_file: _OpenFile, metadata: pq.FileMetaData, size: int) -> DataFile:
+        settings = self.settings
+        footer = footer_metrics(
+            metadata, settings.leaves, settings.types, settings.modes, with_bounds=False
+        )
+        lower, upper, nans = open_file.bounds.bounds(settings.types, settings.modes)
+        return DataFile(
+            content=0,
+            file_path=open_file.location,
+            file_format="PARQUET",
+            partition=dict(self.partition.values),
+            record_count=footer.record_count,
+            file_size_in_bytes=size,
+            column_sizes=footer.column_sizes,
+            value_counts=footer.value_counts,
+            null_value_counts=footer.null_value_counts,
+            nan_value_counts=nans,
+            lower_bounds=lower,
+            upper_bounds=upper,
+            key_metadata=None,
+            split_offsets=footer.split_offsets,
+            equality_ids=None,
+            sort_order_id=settings.sort_order_id,
+            first_row_id=None,
+            referenced_data_file=None,
+            content_offset=None,
+            content_size_in_bytes=None,
+        )

@@ -268,6 +268,14 @@ class Transaction:
         api.add_files(self, file_paths, branch, snapshot_properties, check_duplicate_files)
         return self
 
+    def cherry_pick(self, snapshot_id: int, branch: str | None = None) -> Transaction:
+        """Apply the appended files of ``snapshot_id`` to ``branch`` (a fast-forward when the
+        snapshot's parent is the branch head)."""
+        from frazil.table.snapshot import api
+
+        api.cherry_pick(self, snapshot_id, branch)
+        return self
+
     # --- committing ------------------------------------------------------------------------
 
     def _cleanup(self, committed: bool) -> None:

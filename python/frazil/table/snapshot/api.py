@@ -149,8 +149,15 @@ def add_files(
 
     if isinstance(paths, str):
         raise FrazilTypeError("add_files takes a list of paths, not one string")
-    metadata, io = txn.staged_metadata, txn.table.io
     paths = list(paths)
+    if paths and txn.staged_metadata.name_mapping() is None:
+        # Files written without field ids are read by name (as pyiceberg does): record the
+        # mapping of the current schema, so readers and this call assign the same ids.
+        from frazil.name_mapping import NameMapping
+
+        mapping = NameMapping.from_schema(txn.staged_metadata.schema()).to_json()
+        txn.set_properties({"schema.name-mapping.default": mapping})
+    metadata, io = txn.staged_metadata, txn.table.io
     if len(set(paths)) != len(paths):
         raise InvalidUpdateError("add_files was given the same path more than once")
     if check_duplicate_files and paths:

@@ -331,7 +331,9 @@ def test_cherry_pick_and_fast_forward(catalog: InMemoryCatalog) -> None:
     assert _ids(table) == [1, 2, 3, 4]
 
 
-def test_add_files_registers_and_refuses_duplicates(catalog: InMemoryCatalog, tmp_path: Path) -> None:
+def test_add_files_registers_and_refuses_duplicates(
+    catalog: InMemoryCatalog, tmp_path: Path
+) -> None:
     table = _table(catalog)
     path = str(tmp_path / "external.parquet")
     pq.write_table(_rows([5, 6]), path)
@@ -347,7 +349,11 @@ def test_transaction_with_schema_change_and_append(catalog: InMemoryCatalog) -> 
     with table.transaction() as txn:
         with txn.update_schema() as update:
             update.add_column("extra", "int")
-        txn.append(pa.table({"id": pa.array([1], pa.int64()), "cat": ["a"], "extra": pa.array([7], pa.int32())}))
+        txn.append(
+            pa.table(
+                {"id": pa.array([1], pa.int64()), "cat": ["a"], "extra": pa.array([7], pa.int32())}
+            )
+        )
     out = table.scan().to_arrow()
     assert out.column("extra").to_pylist() == [7]
     snapshot = table.current_snapshot()

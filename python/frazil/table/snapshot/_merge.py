@@ -46,7 +46,9 @@ def _int(properties: Mapping[str, str], key: str, default: int) -> int:
     try:
         return int(value)
     except ValueError:
-        raise InvalidUpdateError(f"table property {key} must be an integer, got {value!r}") from None
+        raise InvalidUpdateError(
+            f"table property {key} must be an integer, got {value!r}"
+        ) from None
 
 
 class MergeSettings:
@@ -132,7 +134,9 @@ class ManifestMerger:
         entries = entries.filter(pc.or_(pc.invert(deleted), ours))
         status = entries.column("status")
         ours = pc.fill_null(pc.equal(entries.column("snapshot_id"), self._snapshot_id), False)
-        keep = pc.or_(pc.equal(status, STATUS_DELETED), pc.and_(pc.equal(status, STATUS_ADDED), ours))
+        keep = pc.or_(
+            pc.equal(status, STATUS_DELETED), pc.and_(pc.equal(status, STATUS_ADDED), ours)
+        )
         new_status = pc.if_else(keep, status, pa.scalar(STATUS_EXISTING, pa.int32()))
         index = entries.schema.get_field_index("status")
         return entries.set_column(index, "status", new_status.cast(pa.int32()))

@@ -110,11 +110,14 @@ def remove_rows(
     table = Table(metadata, io=io)
     schema = metadata.schema()
     # The planner gives each file with the delete files that apply to it.
-    scan = table.scan(row_filter=row_filter, snapshot_id=head.snapshot_id, case_sensitive=case_sensitive)
+    scan = table.scan(
+        row_filter=row_filter, snapshot_id=head.snapshot_id, case_sensitive=case_sensitive
+    )
     for task in scan.plan_files():
-        file = wanted.get(task.file.file_path)
-        if file is None:
+        found = wanted.get(task.file.file_path)
+        if found is None:
             continue
+        file = found
         removed = [0]
         batches = read_task(
             task,

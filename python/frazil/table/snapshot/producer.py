@@ -51,7 +51,9 @@ def _int_property(properties: Mapping[str, str], key: str, default: int) -> int:
     try:
         return int(value)
     except ValueError:
-        raise InvalidUpdateError(f"table property {key} must be an integer, got {value!r}") from None
+        raise InvalidUpdateError(
+            f"table property {key} must be an integer, got {value!r}"
+        ) from None
 
 
 class SnapshotProducer(PendingChange):
@@ -70,8 +72,7 @@ class SnapshotProducer(PendingChange):
         ref = metadata.ref(branch)
         if ref is not None and not ref.is_branch:
             raise InvalidUpdateError(
-                f"{branch!r} is a tag, not a branch: tags cannot be targets for producing "
-                "snapshots"
+                f"{branch!r} is a tag, not a branch: tags cannot be targets for producing snapshots"
             )
         self.io = io
         self.base = metadata
@@ -107,7 +108,7 @@ class SnapshotProducer(PendingChange):
         """The new snapshot's manifest-list rows (new manifests first). Called once per
         attempt, after :meth:`_validate`; counts the changes into a fresh :attr:`summary`."""
 
-    def _validate(self, staged: TableMetadata, parent: Snapshot | None) -> None:  # noqa: B027
+    def _validate(self, staged: TableMetadata, parent: Snapshot | None) -> None:
         """Raise CommitValidationError when the change cannot apply on ``parent``."""
 
     def new_manifest_location(self) -> str:
@@ -120,7 +121,9 @@ class SnapshotProducer(PendingChange):
     def own_data_file(self, location: str) -> None:
         self._owned_data_files.append(location)
 
-    def ancestors_since_start(self, staged: TableMetadata, parent: Snapshot | None) -> list[Snapshot]:
+    def ancestors_since_start(
+        self, staged: TableMetadata, parent: Snapshot | None
+    ) -> list[Snapshot]:
         """Snapshots committed to the branch since this change's starting snapshot, newest
         first (Java's ``validationHistory``); a CommitValidationError when the start is no
         longer an ancestor (the branch was rolled back or replaced)."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from frazil.manifest import DataFile
 from frazil.partitioning import PartitionSpec

@@ -364,3 +364,19 @@ def test_merge_append_manifest_class_default(catalog: InMemoryCatalog) -> None:
     table = _table(catalog)
     producer = MergeAppend(table.metadata, table.io)
     assert producer.operation == "append"
+
+
+def test_fast_forward_a_branch(catalog: InMemoryCatalog) -> None:
+    table = _table(catalog)
+    table.append(_rows([1]))
+    table.append(_rows([2]), branch="dev")
+    dev = table.metadata.ref("dev")
+    assert dev is not None
+    with table.manage_snapshots() as refs:
+        refs.fast_forward("main", "dev")
+    assert table.metadata.current_snapshot_id == dev.snapshot_id
+    table.append(_rows([3]))
+    table.append(_rows([4]), branch="dev")  # dev and main have diverged
+    with pytest.raises(InvalidUpdateError, match="not an ancestor"):
+        with table.manage_snapshots() as refs:
+            refs.fast_forward("main", "dev")

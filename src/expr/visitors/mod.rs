@@ -5,11 +5,11 @@
 pub mod bounds;
 pub mod compare;
 pub mod evaluator;
-pub mod file_match;
 #[cfg(test)]
 mod evaluator_props;
 #[cfg(test)]
 mod evaluator_timing;
+pub mod file_match;
 pub mod inclusive_metrics;
 pub mod inclusive_projection;
 pub mod manifest_evaluator;

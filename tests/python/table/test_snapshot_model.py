@@ -47,7 +47,7 @@ def _batch(model: pa.Table, values: list[int | None], start: int) -> pa.Table:
 
 
 @settings(
-    max_examples=12,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

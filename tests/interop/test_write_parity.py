@@ -82,7 +82,8 @@ def test_java_reads_what_frazil_wrote(spark: Any, tmp_path: Path, version: int) 
         zip(*(mine.column(n).to_pylist() for n in ("id", "cat", "v")), strict=True)
     )
     assert java_rows == frazil_rows == sorted([(1, "a", 1 / 3), (3, "a", 1.0), (20, "d", 20 / 3)])
-    audit = reader.option("branch", "audit").load(path).select("id").collect()
+    # DataFrameReader.option() changes the reader it is called on: use a fresh one.
+    audit = spark.read.format("iceberg").option("branch", "audit").load(path).select("id").collect()
     assert sorted(r[0] for r in audit) == [1, 3, 20, 30]
 
     snapshots = {r["snapshot_id"]: r.asDict() for r in reader.load(f"{path}#snapshots").collect()}

@@ -182,6 +182,16 @@ def manifest_file_schema() -> Any: ...
 def bind_expression(expr_json: str, schema_json: str, case_sensitive: bool = True) -> str: ...
 def unbound_expression_json(expr_json: str) -> str: ...
 
+# src/py/file_match.rs: which files of a manifest a delete filter may touch / covers whole.
+
+def match_files(
+    entries: Any,
+    filter_json: str,
+    schema_json: str,
+    spec_json: str,
+    case_sensitive: bool = True,
+) -> tuple[list[bool], list[bool]]: ...
+
 # src/py/expressions_test_hooks.rs: test-only; expressions, schemas and specs as JSON text.
 
 def _project_for_tests(filter: str, schema: str, spec: str, strict: bool) -> str: ...

@@ -170,6 +170,13 @@ def manifest_file_schema() -> pa.Schema:
 def _conform_array(array: pa.Array, target: pa.DataType) -> pa.Array:
     """``array`` cast to ``target``; struct fields are matched by name and
     absent ones become nulls."""
+    if array.type == target:
+        return array
+    if pa.types.is_struct(target) and target.num_fields == 0:
+        # from_arrays without children would give a struct of length 0.
+        return pa.array(
+            [{}] * len(array), target, mask=array.is_null() if array.null_count else None
+        )
     if pa.types.is_struct(target) and pa.types.is_struct(array.type):
         names = {array.type.field(i).name for i in range(array.type.num_fields)}
         children = []

@@ -12,6 +12,7 @@ mod equality_deletes;
 mod errors;
 mod expressions;
 mod expressions_test_hooks;
+mod file_match;
 mod io;
 mod manifest;
 mod read;
@@ -35,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     values::register(m)?;
     expressions::register(m)?;
     expressions_test_hooks::register(m)?;
+    file_match::register(m)?;
     spec::register(m)?;
     Ok(())
 }

@@ -207,6 +207,65 @@ class Table:
         ``commit.manifest.target-size-bytes`` (a ``replace`` snapshot)."""
         return self.maintenance.rewrite_manifests()
 
+    # --- writes (each commits one snapshot; see Transaction for several at once) ------------
+
+    def append(
+        self,
+        data: Any,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> None:
+        """Append ``data`` (a pyarrow Table, RecordBatchReader or any ``__arrow_c_stream__``
+        object) as new data files."""
+        with self.transaction() as txn:
+            txn.append(data, branch, snapshot_properties)
+
+    def overwrite(
+        self,
+        data: Any,
+        overwrite_filter: Expression | str | None = None,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        case_sensitive: bool = True,
+    ) -> None:
+        """Replace the rows matching ``overwrite_filter`` (default: every row) by ``data``, in
+        one snapshot (whole files removed, partly matching ones rewritten)."""
+        with self.transaction() as txn:
+            txn.overwrite(data, overwrite_filter, branch, snapshot_properties, case_sensitive)
+
+    def dynamic_partition_overwrite(
+        self,
+        data: Any,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> None:
+        """Replace every partition ``data`` has rows in by ``data``."""
+        with self.transaction() as txn:
+            txn.dynamic_partition_overwrite(data, branch, snapshot_properties)
+
+    def delete(
+        self,
+        delete_filter: Expression | str,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        case_sensitive: bool = True,
+    ) -> None:
+        """Delete the rows matching ``delete_filter`` (copy-on-write where a file only partly
+        matches)."""
+        with self.transaction() as txn:
+            txn.delete(delete_filter, branch, snapshot_properties, case_sensitive)
+
+    def add_files(
+        self,
+        file_paths: Sequence[str],
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        check_duplicate_files: bool = True,
+    ) -> None:
+        """Register existing Parquet files (metrics from their footers) as data files."""
+        with self.transaction() as txn:
+            txn.add_files(file_paths, branch, snapshot_properties, check_duplicate_files)
+
     @property
     def io_properties(self) -> dict[str, str]:
         """The storage properties this table was opened with."""

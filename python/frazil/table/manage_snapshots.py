@@ -139,6 +139,26 @@ class ManageSnapshots(EvolutionBuilder[dict[str, SnapshotRef]]):
             )
         return self.set_current_snapshot(snapshot_id)
 
+    def fast_forward(self, name: str, to: str) -> ManageSnapshots:
+        """Move branch ``name`` to the head of ref ``to`` when its head is an ancestor of it
+        (Java: fastForwardBranch)."""
+        ref = self._existing(name, SnapshotRefType.BRANCH, f"fast-forward branch {name!r}")
+        target = self._refs.get(to)
+        if target is None:
+            raise InvalidUpdateError(f"cannot fast-forward {name!r}: ref {to!r} does not exist")
+        seen: set[int] = set()
+        current = self._base.snapshot_by_id(target.snapshot_id)
+        while current is not None and current.snapshot_id not in seen:
+            if current.snapshot_id == ref.snapshot_id:
+                return self.replace_branch(name, target.snapshot_id)
+            seen.add(current.snapshot_id)
+            parent = current.parent_snapshot_id
+            current = None if parent is None else self._base.snapshot_by_id(parent)
+        raise InvalidUpdateError(
+            f"cannot fast-forward {name!r}: its head {ref.snapshot_id} is not an ancestor of "
+            f"{to!r} ({target.snapshot_id})"
+        )
+
     def apply(self) -> dict[str, SnapshotRef]:
         """The refs after these changes."""
         return dict(self._refs)

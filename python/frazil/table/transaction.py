@@ -21,7 +21,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from frazil.errors import (
     CommitFailedError,
@@ -200,6 +200,80 @@ class Transaction:
     def remove_properties(self, *keys: str) -> Transaction:
         if keys:
             self.add_change(BuilderChange((RemoveProperties(tuple(keys)),), ()))
+        return self
+
+    # --- writes (snapshot producers; frazil.table.snapshot.api) -------------------------------
+
+    def append(
+        self,
+        data: Any,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Transaction:
+        """Append ``data`` (a pyarrow Table, RecordBatchReader or ``__arrow_c_stream__``)."""
+        from frazil.table.snapshot import api
+
+        api.append(self, data, branch, snapshot_properties)
+        return self
+
+    def overwrite(
+        self,
+        data: Any,
+        overwrite_filter: Any = None,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        case_sensitive: bool = True,
+    ) -> Transaction:
+        """Replace the rows matching ``overwrite_filter`` (default: every row) by ``data``."""
+        from frazil.table.snapshot import api
+
+        api.overwrite(self, data, overwrite_filter, branch, snapshot_properties, case_sensitive)
+        return self
+
+    def dynamic_partition_overwrite(
+        self,
+        data: Any,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Transaction:
+        """Replace every partition ``data`` has rows in by ``data``."""
+        from frazil.table.snapshot import api
+
+        api.dynamic_partition_overwrite(self, data, branch, snapshot_properties)
+        return self
+
+    def delete(
+        self,
+        delete_filter: Any,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        case_sensitive: bool = True,
+    ) -> Transaction:
+        """Delete the rows matching ``delete_filter`` (an expression or its text form)."""
+        from frazil.table.snapshot import api
+
+        api.delete(self, delete_filter, branch, snapshot_properties, case_sensitive)
+        return self
+
+    def add_files(
+        self,
+        file_paths: Any,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        check_duplicate_files: bool = True,
+    ) -> Transaction:
+        """Register existing Parquet files as data files of the table."""
+        from frazil.table.snapshot import api
+
+        api.add_files(self, file_paths, branch, snapshot_properties, check_duplicate_files)
+        return self
+
+    def cherry_pick(self, snapshot_id: int, branch: str | None = None) -> Transaction:
+        """Apply the appended files of ``snapshot_id`` to ``branch`` (a fast-forward when the
+        snapshot's parent is the branch head)."""
+        from frazil.table.snapshot import api
+
+        api.cherry_pick(self, snapshot_id, branch)
         return self
 
     # --- committing ------------------------------------------------------------------------

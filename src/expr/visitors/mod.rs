@@ -9,6 +9,7 @@ pub mod evaluator;
 mod evaluator_props;
 #[cfg(test)]
 mod evaluator_timing;
+pub mod file_match;
 pub mod inclusive_metrics;
 pub mod inclusive_projection;
 pub mod manifest_evaluator;

@@ -1,0 +1,163 @@
+"""Which files a row filter removes, and copy-on-write of the files it only partly covers
+(Java's ``ManifestFilterManager`` decisions with Spark's copy-on-write rewrite; spec: "Scan
+Planning" for the evaluators).
+
+For each live data file of the branch head: when the strict partition projection or the strict
+metrics evaluator proves that every row matches, the file is removed whole; when the inclusive
+ones prove that no row can match, it is left alone; otherwise its live rows (delete files
+applied) are read with frazil's reader, the matching ones dropped with the reader's row filter,
+and the rest written again with the data writer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from frazil.io import FileIO
+from frazil.manifest import DataFile
+from frazil.metadata import TableMetadata
+from frazil.snapshots import Snapshot
+from frazil.table._row_filter import compile_filter, filter_columns
+from frazil.table.snapshot._files import (
+    CONTENT_DATA,
+    entry_files,
+    live_entries,
+    manifest_rows,
+    read_entries,
+    spec_of,
+)
+from frazil.table.snapshot._validation import matching
+from frazil.table.write._partition import source_column
+
+if TYPE_CHECKING:
+    from frazil.expressions import Expression
+    from frazil.table.snapshot._merging import MergingProducer
+
+__all__ = ["remove_rows"]
+
+
+def _touched_files(
+    metadata: TableMetadata,
+    head: Snapshot | None,
+    row_filter: Expression,
+    case_sensitive: bool,
+    io: FileIO,
+) -> tuple[list[DataFile], list[DataFile]]:
+    """(files every row of which matches, files some row of which may match)."""
+    whole: list[DataFile] = []
+    partial: list[DataFile] = []
+    filter_json = json.dumps(row_filter.to_json())
+    for manifest in manifest_rows(head, io):
+        if int(manifest.get("content") or 0) != CONTENT_DATA:
+            continue
+        spec = spec_of(metadata, int(manifest["partition_spec_id"]), "a manifest")
+        entries = live_entries(read_entries(manifest, io))
+        might, must = matching(
+            entries, filter_json, metadata, json.dumps(spec.to_json()), case_sensitive
+        )
+        for file, may, all_rows in zip(entry_files(entries), might, must, strict=True):
+            if all_rows:
+                whole.append(file)
+            elif may:
+                partial.append(file)
+    return whole, partial
+
+
+def _kept_rows(
+    batches: Iterator[pa.RecordBatch],
+    metadata: TableMetadata,
+    row_filter: Expression,
+    case_sensitive: bool,
+    removed: list[int],
+) -> Iterator[pa.RecordBatch]:
+    schema = metadata.schema()
+    compiled = compile_filter(row_filter, schema, case_sensitive)
+    for batch in batches:
+        if compiled.always is not None:
+            mask = pa.array([compiled.always] * batch.num_rows, pa.bool_())
+        else:
+            columns = [source_column(batch, schema, c.field_id) for c in compiled.columns]
+            mask = compiled.evaluate(filter_columns(compiled, columns))
+        removed[0] += int(pc.sum(mask).as_py() or 0)
+        yield batch.filter(pc.invert(mask))
+
+
+def remove_rows(
+    producer: MergingProducer,
+    head: Snapshot | None,
+    row_filter: Expression,
+    case_sensitive: bool = True,
+) -> None:
+    """Stage in ``producer`` the removal of every row of ``head`` matching ``row_filter``:
+    whole files deleted, partly matching files rewritten (their new files added and owned by
+    the producer, so that a failed commit deletes them)."""
+    from frazil.table._table import Table
+    from frazil.table.read import read_task
+    from frazil.table.write import write_data_files
+
+    metadata, io = producer.base, producer.io
+    whole, partial = _touched_files(metadata, head, row_filter, case_sensitive, io)
+    for file in whole:
+        producer.delete_file(file)
+    if not partial or head is None:
+        return
+    wanted = {f.file_path: f for f in partial}
+    table = Table(metadata, io=io)
+    schema = metadata.schema()
+    # The planner gives each file with the delete files that apply to it.
+    scan = table.scan(
+        row_filter=row_filter, snapshot_id=head.snapshot_id, case_sensitive=case_sensitive
+    )
+    for task in scan.plan_files():
+        found = wanted.get(task.file.file_path)
+        if found is None:
+            continue
+        file = found
+        removed = [0]
+        batches = read_task(
+            task,
+            schema,
+            specs=metadata.specs_by_id,
+            io=io,
+            name_mapping=metadata.name_mapping(),
+            apply_residual=False,
+            schemas=metadata.schemas,
+        )
+        kept = _kept_rows(batches, metadata, row_filter, case_sensitive, removed)
+        reader = pa.RecordBatchReader.from_batches(_arrow_schema(schema), kept)
+        new_files: list[DataFile] = []
+        try:
+            for new in write_data_files(metadata, io, reader):
+                new_files.append(new)
+        except BaseException:
+            for new in new_files:
+                _delete_quietly(io, new.file_path)
+            raise
+        if removed[0] == 0:
+            # No row matched after all: the file stays, its copy goes.
+            for new in new_files:
+                _delete_quietly(io, new.file_path)
+            continue
+        producer.delete_file(file)
+        for new in new_files:
+            producer.add_file(new, owned=True)
+
+
+def _arrow_schema(schema: Any) -> pa.Schema:
+    from frazil.table.read import arrow_schema
+
+    return arrow_schema(schema)
+
+
+def _delete_quietly(io: FileIO, location: str | None) -> None:
+    if location is None:
+        return
+    try:
+        io.delete(location)
+    except Exception:
+        pass

@@ -1,0 +1,184 @@
+"""Producers that remove data (spec: "Snapshots" operations ``overwrite``, ``delete`` and
+``replace``; "Commit Conflict Resolution and Retry"): Java's ``BaseOverwriteFiles`` (with
+Spark's copy-on-write delete), ``BaseReplacePartitions`` and ``BaseRewriteFiles``.
+
+The files to remove are decided once, against the branch head the change was built on. Every
+attempt then checks that they are all still live (else CommitValidationError naming them), and
+that no delete file added since applies to them; under serializable isolation (the
+``write.delete.isolation-level`` / ``write.update.isolation-level`` properties, default
+serializable as in Java) also that no data file matching the filter was added since. Under
+snapshot isolation such files are kept and the commit lands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pyarrow.compute as pc
+
+from frazil.errors import CommitValidationError, InvalidUpdateError
+from frazil.io import FileIO
+from frazil.metadata import TableMetadata
+from frazil.snapshots import Operation, Snapshot
+from frazil.table.snapshot._files import latest_snapshot, spec_of
+from frazil.table.snapshot._merging import MergingProducer, partition_key
+from frazil.table.snapshot._rewrite import remove_rows
+from frazil.table.snapshot._validation import (
+    SERIALIZABLE,
+    _added_entries,
+    check_no_new_data,
+    check_no_new_deletes,
+    isolation_level,
+)
+
+if TYPE_CHECKING:
+    from frazil.expressions import Expression
+
+__all__ = ["DeleteFiles", "OverwriteFiles", "ReplacePartitions", "RewriteFiles"]
+
+DELETE_ISOLATION = "write.delete.isolation-level"
+UPDATE_ISOLATION = "write.update.isolation-level"
+
+
+class OverwriteFiles(MergingProducer):
+    """Remove the rows matching ``row_filter`` (whole files, or by copy-on-write) and the
+    files given to :meth:`delete_file`, and add the files given to :meth:`add_file`, in one
+    snapshot. Its operation is Java's: ``delete`` when it only removes, ``append`` when it
+    only adds, else ``overwrite``."""
+
+    isolation_property = UPDATE_ISOLATION
+
+    def __init__(
+        self,
+        metadata: TableMetadata,
+        io: FileIO,
+        *,
+        row_filter: Expression | None = None,
+        case_sensitive: bool = True,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        merge: bool | None = None,
+    ) -> None:
+        super().__init__(
+            metadata, io, branch=branch, snapshot_properties=snapshot_properties, merge=merge
+        )
+        self.row_filter = row_filter
+        self.case_sensitive = case_sensitive
+        if row_filter is not None:
+            remove_rows(self, latest_snapshot(metadata, self.branch), row_filter, case_sensitive)
+
+    @property
+    def operation(self) -> str:
+        if self.deletes_files and not self.adds_files:
+            return Operation.DELETE.value
+        if self.adds_files and not self.deletes_files:
+            return Operation.APPEND.value
+        return Operation.OVERWRITE.value
+
+    def _validate(self, staged: TableMetadata, parent: Snapshot | None) -> None:
+        if parent is None or parent.snapshot_id == self.starting_snapshot_id:
+            return
+        history = self.ancestors_since_start(staged, parent)
+        removed = frozenset(self._delete_paths)
+        conflict_filter = self._conflict_filter()
+        if isolation_level(staged.properties, self.isolation_property) == SERIALIZABLE:
+            check_no_new_data(staged, history, conflict_filter, self.case_sensitive, self.io)
+        if self.deletes_files:
+            check_no_new_deletes(
+                staged, history, conflict_filter, self.case_sensitive, self.io, removed
+            )
+
+    def _conflict_filter(self) -> Expression:
+        from frazil import expressions
+
+        if self.row_filter is not None:
+            return self.row_filter
+        # Explicit files only: any concurrent change conflicts (Java: alwaysTrue).
+        return expressions.AlwaysTrue() if self.deletes_files else expressions.AlwaysFalse()
+
+
+class DeleteFiles(OverwriteFiles):
+    """Delete the rows matching ``row_filter`` (``table.delete``): whole files where every row
+    matches, copy-on-write rewrites where some do."""
+
+    isolation_property = DELETE_ISOLATION
+
+
+class ReplacePartitions(MergingProducer):
+    """Dynamic partition overwrite: every partition the added files touch is replaced (every
+    file, for an unpartitioned spec). Operation ``overwrite``."""
+
+    def __init__(
+        self,
+        metadata: TableMetadata,
+        io: FileIO,
+        *,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        merge: bool | None = None,
+    ) -> None:
+        super().__init__(
+            metadata, io, branch=branch, snapshot_properties=snapshot_properties, merge=merge
+        )
+        self._replaced: set[Any] = set()
+        self._replace_all = False
+
+    @property
+    def operation(self) -> str:
+        return Operation.OVERWRITE.value
+
+    def add_file(self, file: Any, spec_id: int | None = None, *, owned: bool = False) -> None:
+        super().add_file(file, spec_id, owned=owned)
+        spec = spec_of(self.base, self.base.default_spec_id if spec_id is None else spec_id, "")
+        if spec.is_unpartitioned():
+            # Java replaces all data of an unpartitioned table, in every spec.
+            self._replace_all = self._drop_all = True
+        self._replaced.add(partition_key(spec.spec_id, file.partition))
+        self.drop_partition(spec.spec_id, file.partition or {})
+
+    def _validate(self, staged: TableMetadata, parent: Snapshot | None) -> None:
+        if parent is None or parent.snapshot_id == self.starting_snapshot_id:
+            return
+        history = self.ancestors_since_start(staged, parent)
+        if isolation_level(staged.properties, UPDATE_ISOLATION) != SERIALIZABLE:
+            return
+        ops = (Operation.APPEND.value, Operation.OVERWRITE.value)
+        for manifest, entries in _added_entries(staged, history, ops, True, self.io):
+            spec_id = int(manifest["partition_spec_id"])
+            files = entries.column("data_file")
+            partitions = pc.struct_field(files, "partition").to_pylist()
+            paths = pc.struct_field(files, "file_path").to_pylist()
+            for path, partition in zip(paths, partitions, strict=True):
+                if self._replace_all or partition_key(spec_id, partition) in self._replaced:
+                    raise CommitValidationError(
+                        f"found a conflicting file added concurrently to a replaced "
+                        f"partition: {path} (serializable isolation)"
+                    )
+
+
+class RewriteFiles(MergingProducer):
+    """Replace a set of data files by another holding the same rows (compaction); operation
+    ``replace``. The replaced files must still be live, and no delete file may have been
+    added for them since."""
+
+    @property
+    def operation(self) -> str:
+        return Operation.REPLACE.value
+
+    def _validate(self, staged: TableMetadata, parent: Snapshot | None) -> None:
+        from frazil import expressions
+
+        if not self._delete_paths:
+            raise InvalidUpdateError("a rewrite needs files to delete")
+        if parent is None or parent.snapshot_id == self.starting_snapshot_id:
+            return
+        history = self.ancestors_since_start(staged, parent)
+        check_no_new_deletes(
+            staged,
+            history,
+            expressions.AlwaysFalse(),
+            True,
+            self.io,
+            frozenset(self._delete_paths),
+        )

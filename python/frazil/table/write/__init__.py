@@ -10,8 +10,10 @@ existing Parquet file for ``add_files``."""
 
 from __future__ import annotations
 
+import os
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any
 
 import pyarrow as pa
@@ -41,8 +43,11 @@ __all__ = [
 ]
 
 # Buffered (not yet written) Arrow bytes across all open partitions before the largest
-# buffer is written out as a row group: bounds memory when many partitions are open.
+# buffers are written out as row groups: bounds memory when many partitions are open.
 MAX_BUFFERED_BYTES = 256 << 20
+# An in-memory Table up to this size is split by partition in one piece (one reordered copy
+# of it at most): its partitions' files then get whole row groups, not budget-sized pieces.
+MAX_TABLE_BYTES = 2 << 30
 
 
 def _reader(data: Any) -> pa.RecordBatchReader:
@@ -116,38 +121,76 @@ def _write(
 ) -> Iterator[DataFile]:
     writers: dict[Any, PartitionWriter] = {}
     succeeded = False
+    in_memory = isinstance(data, pa.Table)
+    if in_memory:
+        budget = max(MAX_BUFFERED_BYTES, min(data.nbytes, MAX_TABLE_BYTES))
+    else:
+        budget = MAX_BUFFERED_BYTES
+    # Input is split in chunks: the split's fixed costs (a sort, one take) are paid per chunk,
+    # not per batch. A stream's chunks stay below a row group, so files of a stream are
+    # written (and yielded) as it arrives.
+    chunk_bytes = budget if in_memory else min(settings.config.row_group_size, budget // 2)
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="frazil-write")
     try:
+        presorted = False
         batches: Iterator[pa.RecordBatch] = iter(reader)
-        if isinstance(data, pa.Table) and order.fields and data.num_rows:
+        if in_memory and order.fields and data.num_rows:
             # An in-memory table is sorted as a whole, so each file is sorted.
-            whole = conformer.conform(data.combine_chunks().to_batches()[0])
-            ordered = sort_batch(whole, settings.schema, order)
-            batches = iter(pa.Table.from_batches([ordered]).to_batches(max_chunksize=1 << 17))
+            whole = pa.Table.from_batches(
+                [conformer.conform(b) for b in data.to_batches() if b.num_rows],
+                schema=conformer.target,
+            )
+            batches = iter(sort_batch(whole, settings.schema, order).to_batches())
             presorted = True
-        else:
-            presorted = False
-        for batch in batches:
-            if batch.num_rows == 0:
-                continue
+        for chunk in _chunks(batches, conformer, chunk_bytes, presorted):
             if not presorted:
-                batch = conformer.conform(batch)
-                batch = sort_batch(batch, settings.schema, order)
-            for partition, rows in partitioner.split(batch):
+                chunk = sort_batch(chunk, settings.schema, order)
+            parts, gather = partitioner.split(chunk)
+            if gather is not None:
+                chunk = _reordered(pool, chunk, gather)
+            for partition, (start, length) in parts:
                 writer = writers.get(partition.key)
                 if writer is None:
                     writer = writers[partition.key] = PartitionWriter(settings, partition, namer)
-                writer.write(rows)
-                yield from _drain(writer)
-            _bound_memory(writers)
+                writer.write(chunk.slice(start, length) if gather is not None else chunk)
+            _in_parallel(pool, _over_budget(writers, budget), PartitionWriter.flush)
             for writer in writers.values():
                 yield from _drain(writer)
+        _in_parallel(pool, list(writers.values()), PartitionWriter.close)
         for writer in writers.values():
-            writer.close()
             yield from _drain(writer)
         succeeded = True
     finally:
+        pool.shutdown(wait=True)
         if not succeeded:
             _abort(writers, settings.io)
+
+
+def _chunks(
+    batches: Iterator[pa.RecordBatch], conformer: Conformer, limit: int, conformed: bool
+) -> Iterator[pa.Table]:
+    """The conformed batches gathered into tables of about ``limit`` Arrow bytes."""
+    pending: list[pa.RecordBatch] = []
+    size = 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        if not conformed:
+            batch = conformer.conform(batch)
+        pending.append(batch)
+        size += batch.nbytes
+        if size >= limit:
+            yield pa.Table.from_batches(pending, schema=conformer.target)
+            pending, size = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending, schema=conformer.target)
+
+
+def _reordered(pool: ThreadPoolExecutor, chunk: pa.Table, indices: pa.Array) -> pa.Table:
+    """One reordered copy of ``chunk``, its columns gathered in parallel (a take from a
+    chunked column concatenates it first: once per column here, not once per partition)."""
+    columns = pool.map(lambda column: column.take(indices), chunk.columns)
+    return pa.Table.from_arrays(list(columns), schema=chunk.schema)
 
 
 def _drain(writer: PartitionWriter) -> Iterator[DataFile]:
@@ -155,12 +198,33 @@ def _drain(writer: PartitionWriter) -> Iterator[DataFile]:
         yield writer.done.pop(0)
 
 
-def _bound_memory(writers: Mapping[Any, PartitionWriter]) -> None:
+def _over_budget(writers: Mapping[Any, PartitionWriter], budget: int) -> list[PartitionWriter]:
+    """The largest buffers, written out until the rest fit the budget."""
     total = sum(w.buffered_bytes for w in writers.values())
-    while total > MAX_BUFFERED_BYTES:
-        largest = max(writers.values(), key=lambda w: w.buffered_bytes)
-        total -= largest.buffered_bytes
-        largest.flush()
+    chosen: list[PartitionWriter] = []
+    for writer in sorted(writers.values(), key=lambda w: w.buffered_bytes, reverse=True):
+        if total <= budget:
+            break
+        chosen.append(writer)
+        total -= writer.buffered_bytes
+    return chosen
+
+
+def _in_parallel(
+    pool: ThreadPoolExecutor,
+    writers: list[PartitionWriter],
+    action: Callable[[PartitionWriter], object],
+) -> None:
+    """``action`` on every writer, several at once (pyarrow's Parquet writer and compute
+    kernels release the GIL); waits for all, then raises the first failure."""
+    if len(writers) <= 1:
+        for writer in writers:
+            action(writer)
+        return
+    futures = [pool.submit(action, writer) for writer in writers]
+    wait(futures)
+    for future in futures:
+        future.result()
 
 
 def _abort(writers: Mapping[Any, PartitionWriter], io: FileIO) -> None:

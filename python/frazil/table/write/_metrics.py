@@ -152,8 +152,21 @@ class BoundsCollector:
 
     targets: Mapping[int, tuple[tuple[str, ...], PrimitiveType, MetricsMode]]
     running: dict[int, _Running] = field(default_factory=dict)
+    failure: BaseException | None = None  # of an update run in another thread
 
-    def update(self, batch: pa.RecordBatch) -> None:
+    def update(self, batch: pa.RecordBatch | pa.Table) -> None:
+        try:
+            self._update(batch)
+        except BaseException as error:
+            self.failure = error
+            raise
+
+    def check(self) -> None:
+        """Raises what an update in another thread raised."""
+        if self.failure is not None:
+            raise self.failure
+
+    def _update(self, batch: pa.RecordBatch | pa.Table) -> None:
         for field_id, (path, t, mode) in self.targets.items():
             array = _column(batch, path)
             state = self.running.setdefault(field_id, _Running())
@@ -190,8 +203,8 @@ class BoundsCollector:
         return lower, upper, nans
 
 
-def _column(batch: pa.RecordBatch, path: tuple[str, ...]) -> pa.Array:
-    array: pa.Array = batch.column(path[0])
+def _column(batch: pa.RecordBatch | pa.Table, path: tuple[str, ...]) -> Any:
+    array: Any = batch.column(path[0])
     for name in path[1:]:
         # flatten() folds a struct's validity into its children: a value under a null
         # struct is not written and must not move a bound.
@@ -206,7 +219,7 @@ def _fold(state: _Running, low: Any, high: Any) -> None:
         state.upper = high
 
 
-def _fold_float(state: _Running, array: pa.Array, nans: pa.Array) -> None:
+def _fold_float(state: _Running, array: Any, nans: Any) -> None:
     values = array.filter(pc.invert(nans.fill_null(True)))
     if len(values) == 0:
         return
@@ -223,7 +236,7 @@ def _fold_float(state: _Running, array: pa.Array, nans: pa.Array) -> None:
     _fold_signed(state, low, high)
 
 
-def _has_zero(values: pa.Array, negative: bool) -> bool:
+def _has_zero(values: Any, negative: bool) -> bool:
     zeros = pc.equal(values, 0.0)
     signed = pc.and_(zeros, pc.less(pc.divide(pa.scalar(1.0, values.type), values), 0.0))
     found = signed if negative else pc.and_(zeros, pc.invert(signed))

@@ -1,6 +1,8 @@
 """Rows split by partition and ordered by the sort order, vectorized: the transforms run over
-whole columns in the Rust core (:mod:`frazil.transforms`), rows are grouped with pyarrow's
-hash grouping and sorted with ``sort_indices``; Python only touches one value per partition.
+whole columns in the Rust core (:mod:`frazil.transforms`), each partition tuple gets a dense
+code (dictionary encoding), one stable ``sort_indices`` over the codes orders the rows by
+partition, and each partition is a zero-copy slice of the reordered rows; Python only touches
+one value per partition.
 
 Partition paths follow Java's ``PartitionSpec.partitionToPath``: ``name=value`` segments
 joined by ``/``, both URL-encoded (``java.net.URLEncoder``), the value being the transform's
@@ -9,8 +11,9 @@ human string (``Transform.toHumanString``; null is ``null``)."""
 from __future__ import annotations
 
 import math
+import os
 import urllib.parse
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,8 +31,6 @@ from frazil.types import IcebergType, ListType, MapType
 
 __all__ = ["Partitioner", "java_url_encode", "sort_batch"]
 
-_ROW = "__frazil_row"
-
 
 def java_url_encode(text: str) -> str:
     """``URLEncoder.encode(text, UTF_8)``: letters, digits and ``.-*_`` kept, space as
@@ -37,7 +38,7 @@ def java_url_encode(text: str) -> str:
     return urllib.parse.quote_plus(text, safe="*").replace("~", "%7E")
 
 
-def source_column(batch: pa.RecordBatch, schema: Schema, source_id: int) -> pa.Array:
+def source_column(batch: pa.RecordBatch | pa.Table, schema: Schema, source_id: int) -> Any:
     """The values of field ``source_id`` (top level or inside structs), null where an
     enclosing struct is null."""
     names = []
@@ -45,7 +46,7 @@ def source_column(batch: pa.RecordBatch, schema: Schema, source_id: int) -> pa.A
         field = schema.find_field(field_id)
         assert field is not None
         names.append(field.name)
-    array: pa.Array = batch.column(names[0])
+    array: Any = batch.column(names[0])
     for name in names[1:]:
         # flatten() folds the struct's validity into its children.
         index = array.type.get_field_index(name)
@@ -68,6 +69,42 @@ def _hashable(value: Any) -> Hashable:
     if isinstance(value, float) and math.isnan(value):
         return ("NaN",)
     return (type(value).__name__, value)
+
+
+# Integer codes spanning at most this many values are sorted as they are (Arrow's counting
+# sort); wider ones are dictionary-encoded to dense codes first.
+_DIRECT_RANGE = 1 << 22
+
+
+def _field_codes(key: pa.Array) -> tuple[pa.Array, int]:
+    """Codes in ``[0, width)`` equal for equal values of one partition field (null a value of
+    its own; NaN too: dictionary encoding hashes every NaN as one value)."""
+    if pa.types.is_integer(key.type) or pa.types.is_date32(key.type):
+        if pa.types.is_date32(key.type):
+            key = key.cast(pa.int32())
+        ints = key.cast(pa.int64()) if not pa.types.is_int64(key.type) else key
+        low, high = pc.min_max(ints).values()
+        if low.is_valid and high.is_valid and high.as_py() - low.as_py() < _DIRECT_RANGE:
+            # Transforms give small integer ranges (days, hours, buckets): no hashing.
+            width = high.as_py() - low.as_py() + 1
+            codes = pc.subtract(ints, low).fill_null(width)
+            return codes, width + 1
+    encoded = pc.dictionary_encode(key, null_encoding="encode")
+    return encoded.indices.cast(pa.int64()), max(len(encoded.dictionary), 1)
+
+
+def _group_codes(keys: list[pa.Array]) -> pa.Array:
+    """An int64 code per row, equal for rows with equal partition tuples."""
+    codes, span = _field_codes(keys[0])
+    for key in keys[1:]:
+        field_codes, width = _field_codes(key)
+        if span * width >= _DIRECT_RANGE:
+            # Re-encode densely so the mixed codes stay small (below the row count).
+            codes = pc.dictionary_encode(codes).indices.cast(pa.int64())
+            span = int(pc.max(codes).as_py()) + 1
+        codes = pc.add(pc.multiply(codes, pa.scalar(width, pa.int64())), field_codes)
+        span *= width
+    return codes
 
 
 @dataclass(frozen=True)
@@ -95,32 +132,41 @@ class Partitioner:
         )
         self._paths: dict[Hashable, Partition] = {}
 
-    def _keys(self, batch: pa.RecordBatch) -> list[pa.Array]:
+    def _keys(self, rows: pa.Table) -> list[pa.Array]:
         keys = []
+        # The core's transforms run on several threads when the chunk is large enough.
+        threads = min(os.cpu_count() or 1, max(1, rows.num_rows >> 18))
         for f, target in zip(self.spec.fields, self.arrow_type, strict=True):
-            values = source_column(batch, self.schema, f.source_id)
-            keys.append(transforms.apply(f.transform, values).cast(target.type))
+            values = source_column(rows, self.schema, f.source_id)
+            key = transforms.apply(f.transform, values, threads=threads).cast(target.type)
+            if isinstance(key, pa.ChunkedArray):
+                key = key.combine_chunks()
+            keys.append(key)
         return keys
 
-    def split(self, batch: pa.RecordBatch) -> Iterator[tuple[Partition, pa.RecordBatch]]:
-        """The batch's rows grouped by partition (rows keep their order within a group)."""
+    def split(
+        self, rows: pa.Table
+    ) -> tuple[list[tuple[Partition, tuple[int, int]]], pa.Array | None]:
+        """The partitions of ``rows``: each with the (start, length) of its rows once ``rows``
+        are reordered by the returned indices (a stable order: rows keep their order within
+        a partition); None instead of indices when every row is in one partition."""
         if not self.spec.fields:
-            yield self._partition(()), batch
-            return
-        keys = self._keys(batch)
-        names = [f"k{i}" for i in range(len(keys))]
-        table = pa.table([*keys, pa.array(range(batch.num_rows), pa.int64())], [*names, _ROW])
-        grouped = table.group_by(names, use_threads=False).aggregate([(_ROW, "list")])
-        key_rows = grouped.select(names).to_pylist()
-        rows = grouped.column(f"{_ROW}_list")
-        for i, key_row in enumerate(key_rows):
-            values = tuple(key_row[name] for name in names)
-            indices = rows[i].values
-            part = self._partition(values)
-            if len(indices) == batch.num_rows:
-                yield part, batch
-            else:
-                yield part, batch.take(indices)
+            return [(self._partition(()), (0, rows.num_rows))], None
+        keys = self._keys(rows)
+        codes = _group_codes(keys)
+        order = pc.sort_indices(codes)  # stable
+        runs = pc.run_end_encode(pc.take(codes, order))
+        ends = runs.run_ends.to_pylist()
+        starts = [0, *ends[:-1]]
+        first_rows = pc.take(order, pa.array(starts, pa.int64()))
+        values = [key.take(first_rows).to_pylist() for key in keys]
+        if len(ends) == 1:
+            return [(self._partition(tuple(v[0] for v in values)), (0, rows.num_rows))], None
+        parts = [
+            (self._partition(tuple(v[i] for v in values)), (start, end - start))
+            for i, (start, end) in enumerate(zip(starts, ends, strict=True))
+        ]
+        return parts, order
 
     def _partition(self, values: tuple[Any, ...]) -> Partition:
         key = tuple(_hashable(v) for v in values)
@@ -163,12 +209,12 @@ def _canonical(value: Any, arrow: pa.DataType) -> Any:
     return value
 
 
-def sort_batch(batch: pa.RecordBatch, schema: Schema, order: SortOrder) -> pa.RecordBatch:
+def sort_batch(batch: pa.Table, schema: Schema, order: SortOrder) -> pa.Table:
     """``batch`` ordered by ``order``: each sort field's transform applied to its column in
     the Rust core, nulls placed per field by sorting on a validity key before the value."""
     if not order.fields:
         return batch
-    columns: list[pa.Array] = []
+    columns: list[Any] = []
     sort_keys: list[tuple[str, str]] = []
     for i, f in enumerate(order.fields):
         _check_source(schema, f.source_id, f"sort field {f}")

@@ -8,11 +8,13 @@ the memory of many open partitions) and written as one group. Files are named as
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from frazil.io import FileIO, raw
@@ -21,10 +23,15 @@ from frazil.manifest import DataFile
 from frazil.schema import Schema
 from frazil.table.write._config import MetricsMode, WriteConfig
 from frazil.table.write._metrics import BoundsCollector, Leaf, footer_metrics, leaves
+from frazil.table.write._metrics import _column as bounds_column
 from frazil.table.write._partition import Partition
 from frazil.types import PrimitiveType, UnknownType
 
 __all__ = ["FileNamer", "FileSettings", "PartitionWriter"]
+
+# Row groups of at least this many rows get their bounds computed in a thread of their own
+# while pyarrow encodes them (both release the GIL).
+_BOUNDS_ASIDE_ROWS = 1 << 19
 
 
 @dataclass
@@ -34,12 +41,14 @@ class FileNamer:
     partition_id: int = 0
     task_id: int = 0
     count: int = 0
+    # Files of several partitions are opened from a thread pool.
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def next(self, partition_path: str) -> str:
-        self.count += 1
-        name = (
-            f"{self.partition_id:05d}-{self.task_id}-{self.operation_id}-{self.count:05d}.parquet"
-        )
+        with self.lock:
+            self.count += 1
+            count = self.count
+        name = f"{self.partition_id:05d}-{self.task_id}-{self.operation_id}-{count:05d}.parquet"
         folder = f"{self.data_path}/{partition_path}" if partition_path else self.data_path
         return f"{folder}/{name}"
 
@@ -56,6 +65,7 @@ class FileSettings:
     sort_order_id: int | None
     io: FileIO
     leaves: list[Leaf] = field(default_factory=list)
+    parquet_paths: list[str] = field(default_factory=list)  # dotted, by leaf index
     types: dict[int, PrimitiveType] = field(default_factory=dict)
     bounds_targets: dict[int, tuple[tuple[str, ...], PrimitiveType, MetricsMode]] = field(
         default_factory=dict
@@ -86,7 +96,17 @@ class FileSettings:
             if mode.counts:
                 targets[leaf.field_id] = (leaf.path, types[leaf.field_id], mode)
         return cls(
-            schema, arrow_schema, config, modes, spec_id, sort_order_id, io, columns, types, targets
+            schema,
+            arrow_schema,
+            config,
+            modes,
+            spec_id,
+            sort_order_id,
+            io,
+            columns,
+            _parquet_paths(arrow_schema),
+            types,
+            targets,
         )
 
     def parquet_options(self) -> dict[str, Any]:
@@ -105,12 +125,71 @@ class FileSettings:
         }
 
 
+# Java's Parquet writer decides on its first page (at most 20,000 values, parquet-mr's
+# page.row-count-limit) whether a column's dictionary pays for itself; a smaller sample
+# decides alike at a fifth of the cost (it runs once per file and column).
+_DICTIONARY_SAMPLE = 4096
+
+
+def _dictionary_pays(values: Any) -> bool:
+    """parquet-mr's ``DictionaryValuesWriter.isCompressionSatisfying`` on a sample: the
+    dictionary plus the bit-packed indices must be smaller than the plain values. pyarrow
+    never falls back by itself (only past the dictionary size limit), so a column of unique
+    values is hashed and written twice as a dictionary; Java writes it plain."""
+    t = values.type
+    present = len(values) - values.null_count
+    if present == 0 or pa.types.is_boolean(t) or pa.types.is_dictionary(t):
+        return True
+    if (
+        pa.types.is_binary(t)
+        or pa.types.is_string(t)
+        or pa.types.is_large_binary(t)
+        or (pa.types.is_large_string(t))
+    ):
+        # Plain encoding stores a 4-byte length before each value.
+        width = (pc.sum(pc.binary_length(values)).as_py() or 0) / present + 4
+    elif pa.types.is_decimal(t) and t.precision <= 18:
+        width = 4 if t.precision <= 9 else 8  # stored as INT32/INT64
+    else:
+        try:
+            width = t.bit_width / 8
+        except ValueError:
+            return True
+    distinct = int(pc.count_distinct(values).as_py())
+    index_bits = max(1, (distinct - 1).bit_length())
+    return bool(distinct * width + present * index_bits / 8 < present * width)
+
+
+def _dictionary_columns(settings: FileSettings, table: pa.Table) -> bool | list[str]:
+    """pyarrow's ``use_dictionary``: every column but those whose first values show the
+    dictionary does not pay (Java's fallback to plain, decided up front)."""
+    sample = table.slice(0, _DICTIONARY_SAMPLE)
+    chosen: list[str] = []
+    for leaf in settings.leaves:
+        path = settings.parquet_paths[leaf.index]
+        if leaf.repeated or _dictionary_pays(bounds_column(sample, leaf.path)):
+            chosen.append(path)
+    return True if len(chosen) == len(settings.leaves) else chosen
+
+
+def _parquet_paths(arrow_schema: pa.Schema) -> list[str]:
+    """The Parquet column paths of the leaves (``a.list.element``, ``m.key_value.key``), as
+    pyarrow's ``use_dictionary`` names them: from the footer of an empty file."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(arrow_schema.empty_table(), sink, use_compliant_nested_type=True)
+    parquet = pq.read_metadata(pa.BufferReader(sink.getvalue())).schema
+    return [parquet.column(i).path for i in range(len(parquet))]
+
+
 class _OpenFile:
-    def __init__(self, settings: FileSettings, location: str) -> None:
+    def __init__(self, settings: FileSettings, location: str, first: pa.Table) -> None:
         self.location = location
         self.sink = open_arrow_output(raw(settings.io), location)
         self.writer = pq.ParquetWriter(
-            self.sink, settings.arrow_schema, **settings.parquet_options()
+            self.sink,
+            settings.arrow_schema,
+            use_dictionary=_dictionary_columns(settings, first),
+            **settings.parquet_options(),
         )
         # Java's ParquetWriter stores the table schema under "iceberg.schema".
         self.writer.add_key_value_metadata(
@@ -131,18 +210,18 @@ class PartitionWriter:
         self.settings = settings
         self.partition = partition
         self.namer = namer
-        self.buffer: list[pa.RecordBatch] = []
+        self.buffer: list[pa.Table] = []
         self.buffered_bytes = 0
         self.file: _OpenFile | None = None
         self.compression_ratio = 0.5  # compressed/Arrow bytes, refined per row group
         self.done: list[DataFile] = []
         self.locations: list[str] = []  # every file opened, for clean-up after a failure
 
-    def write(self, batch: pa.RecordBatch) -> None:
-        if batch.num_rows == 0:
+    def write(self, rows: pa.Table) -> None:
+        if rows.num_rows == 0:
             return
-        self.buffer.append(batch)
-        self.buffered_bytes += batch.nbytes
+        self.buffer.append(rows)
+        self.buffered_bytes += rows.nbytes
         if self.buffered_bytes >= self.settings.config.row_group_size:
             self.flush()
         elif self.file is not None and self._estimate() >= self.settings.config.target_file_size:
@@ -156,15 +235,26 @@ class PartitionWriter:
         """Writes the buffered rows as one row group; rolls the file past the target size."""
         if not self.buffer:
             return
+        table = pa.concat_tables(self.buffer) if len(self.buffer) > 1 else self.buffer[0]
         if self.file is None:
             location = self.namer.next(self.partition.path)
             self.locations.append(location)
-            self.file = _OpenFile(self.settings, location)
-        table = pa.Table.from_batches(self.buffer, schema=self.settings.arrow_schema)
+            self.file = _OpenFile(self.settings, location, table)
         before = self.file.written_bytes()
-        for batch in self.buffer:
-            self.file.bounds.update(batch)
-        self.file.writer.write_table(table, row_group_size=max(table.num_rows, 1))
+        # Bounds and NaN counts over the whole row group (a few kernel calls per column),
+        # beside the Parquet encoding when the group is large.
+        if table.num_rows >= _BOUNDS_ASIDE_ROWS:
+            aside = threading.Thread(target=self.file.bounds.update, args=(table,))
+            aside.start()
+        else:
+            aside = None
+            self.file.bounds.update(table)
+        try:
+            self.file.writer.write_table(table, row_group_size=max(table.num_rows, 1))
+        finally:
+            if aside is not None:
+                aside.join()
+        self.file.bounds.check()
         self.file.rows += table.num_rows
         self.file.chunks += len(self.buffer)
         written = self.file.written_bytes() - before

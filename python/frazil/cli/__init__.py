@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import frazil
-from frazil.cli import commands
+from frazil.cli import commands, quickstart
 from frazil.cli._output import Output
 from frazil.errors import FrazilError
 
@@ -38,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
         "demo", help="print the version and apply each transform to sample data"
     ).set_defaults(handler=None)
     commands.register(subcommands)
+    quickstart.register(subcommands)
     return parser
 
 
@@ -57,8 +58,10 @@ def main(
 
             return demo()
         properties = commands._pairs(args.property, "--property")
-        factory = catalog_factory or frazil.load_catalog
-        catalog = factory(args.catalog, properties)
+        if catalog_factory is None:
+            catalog = frazil.load_catalog(args.catalog, **properties)
+        else:
+            catalog = catalog_factory(args.catalog, properties)
         status: int = args.handler(catalog, args, out)
         return status
     except FrazilError as error:

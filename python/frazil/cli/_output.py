@@ -40,7 +40,10 @@ class Output:
     def _console(self, stderr: bool = False) -> Any:
         from rich.console import Console
 
-        return Console(file=sys.stderr if stderr else self.stream, soft_wrap=False)
+        stream = sys.stderr if stderr else self.stream
+        # Piped output is not cut to 80 columns: scripts and logs get whole values.
+        width = None if getattr(stream, "isatty", lambda: False)() else 200
+        return Console(file=stream, soft_wrap=False, width=width)
 
     def records(
         self, rows: Sequence[Mapping[str, Any]], columns: Sequence[str], title: str | None = None

@@ -224,21 +224,38 @@ def _scan(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+def expire_counts(result: Any) -> dict[str, Any]:
+    """An expiry result (frazil.table.maintenance.ExpireSnapshotsResult) as Java's counts."""
+    return {
+        "dry-run": result.dry_run,
+        "expired-snapshots": len(result.expired_snapshot_ids),
+        "removed-refs": list(result.removed_refs),
+        "deleted-data-files": result.deleted_data_files_count,
+        "deleted-position-delete-files": result.deleted_position_delete_files_count,
+        "deleted-equality-delete-files": result.deleted_equality_delete_files_count,
+        "deleted-manifests": result.deleted_manifests_count,
+        "deleted-manifest-lists": result.deleted_manifest_lists_count,
+        "deleted-statistics-files": result.deleted_statistics_files_count,
+        "failed-deletes": len(result.failed),
+    }
+
+
 def _expire(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    table: Any = catalog.load_table(args.table)  # maintenance API: see frazil.table
+    table = catalog.load_table(args.table)
     builder = table.maintenance.expire_snapshots()
-    if args.older_than is not None:
-        builder = builder.older_than(_when(args.older_than))
+    older_than = _when(args.older_than)
+    if older_than is not None:
+        builder = builder.older_than(older_than)
     if args.retain_last is not None:
         builder = builder.retain_last(args.retain_last)
     with out.progress("expiring snapshots"):
         result = builder.commit(dry_run=args.dry_run)
-    out.value(result.to_dict() if hasattr(result, "to_dict") else result)
+    out.value(expire_counts(result))
     return 0
 
 
 def _remove_orphans(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    table: Any = catalog.load_table(args.table)  # maintenance API: see frazil.table
+    table = catalog.load_table(args.table)
     with out.progress("listing and removing orphan files"):
         orphans = table.remove_orphan_files(older_than=_when(args.older_than), dry_run=args.dry_run)
     out.records([{"orphan": o} for o in orphans], ["orphan"])
@@ -248,7 +265,7 @@ def _remove_orphans(catalog: Catalog, args: argparse.Namespace, out: Output) -> 
 
 
 def _rewrite_manifests(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    table: Any = catalog.load_table(args.table)  # maintenance API: see frazil.table
+    table = catalog.load_table(args.table)
     with out.progress("rewriting manifests"):
         table.rewrite_manifests()
     snapshot = table.current_snapshot()

@@ -75,7 +75,7 @@ def test_filters_read_what_spark_reads(
     columns = {c.name: spark_column(c.name, c.type) for c in built.columns}
     informative = 0
     for selection in built.selections:
-        filters = spread(built.filters_for(selection), 80 if selection.java == "current" else 20)
+        filters = spread(built.filters_for(selection), 60 if selection.java == "current" else 15)
         source = _spark_source(tables, name, dict(selection.kwargs))
         label = f"{name} {selection.label}"
         informative += check_filters(
@@ -105,7 +105,7 @@ def test_filters_read_what_java_reads(tables: Warehouse, scan_tables: dict[str, 
             tables.spark,
             "SELECT * FROM java_types_rows",
             table,
-            spread(built.filters_for(selection), 80 if selection.java == "current" else 20),
+            spread(built.filters_for(selection), 60 if selection.java == "current" else 15),
             columns,
             f"java_types {selection.label}",
             **selection.kwargs,

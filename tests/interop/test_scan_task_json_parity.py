@@ -145,7 +145,7 @@ def check_in_java(java: Any, task: Any) -> int:
 
 
 @settings(
-    max_examples=40,
+    max_examples=20,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -420,25 +420,16 @@ def _plan_tasks_cases(
             yield (label, theirs, _frazil_groups(frazil_table.scan(options=options)), pieces)
 
 
-def test_plan_tasks_pack_as_java(
+def test_plan_tasks_pack_and_combine_as_java(
     java: Any, plan_referee: PlanReferee, parity_tables: list[ScanTable]
 ) -> None:
-    """The same pieces in the same bins (Java's combined tasks merge contiguous pieces of a
-    file: compared merged)."""
-    pieces = 0
-    for label, theirs, mine, split in _plan_tasks_cases(java, plan_referee, parity_tables):
-        assert [merge_contiguous(g) for g in mine] == theirs, label
-        pieces += split
-    assert pieces > 500
-
-
-def test_combined_tasks_merge_contiguous_pieces_as_java(
-    java: Any, plan_referee: PlanReferee, parity_tables: list[ScanTable]
-) -> None:
-    """Java's BaseCombinedScanTask(List) merges a file's contiguous pieces in a bin into one
-    task (TableScanUtil.mergeTasks); frazil's combined tasks must be the same tasks."""
+    """The same pieces in the same bins, and the same combined tasks: Java's
+    BaseCombinedScanTask(List) merges a file's contiguous pieces in a bin into one task
+    (TableScanUtil.mergeTasks), and frazil's combined tasks must be those tasks."""
     cases = list(_plan_tasks_cases(java, plan_referee, parity_tables))
+    assert sum(pieces for *_, pieces in cases) > 500
     # Some bins do hold contiguous pieces: Java's tasks are fewer than its pieces.
     assert any(sum(map(len, theirs)) < pieces for _, theirs, _, pieces in cases)
     for label, theirs, mine, _ in cases:
+        assert [merge_contiguous(g) for g in mine] == theirs, label
         assert mine == theirs, label

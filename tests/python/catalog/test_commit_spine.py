@@ -181,3 +181,39 @@ def test_static_tables_are_read_only(catalog: InMemoryCatalog) -> None:
     static = StaticTable.from_metadata(table.metadata_location or "")
     with pytest.raises(FrazilError, match="read-only"):
         static.transaction()
+
+
+def test_unknown_commit_state_deletes_nothing(catalog: InMemoryCatalog) -> None:
+    """When the catalog cannot say whether the pointer moved, every file the commit wrote stays
+    (it may be live now), and the error reaches the caller unretried."""
+    import pyarrow as pa
+    from frazil.errors import CommitStateUnknownError
+
+    table = catalog.create_table("db.t", _schema())
+    before = {p for p in Path(table.location()).rglob("*") if p.is_file()}
+    swap = catalog._swap
+    calls = []
+
+    def unknown(*args: object) -> None:
+        calls.append(1)
+        raise CommitStateUnknownError("connection lost after the update was sent")
+
+    catalog._swap = unknown  # type: ignore[method-assign]
+    try:
+        with pytest.raises(CommitStateUnknownError):
+            table.append(
+                pa.table(
+                    {
+                        "id": pa.array([1, 2], pa.int64()),
+                        "ts": pa.nulls(2, pa.timestamp("us", "UTC")),
+                    }
+                )
+            )
+    finally:
+        catalog._swap = swap  # type: ignore[method-assign]
+    assert len(calls) == 1
+    written = {p for p in Path(table.location()).rglob("*") if p.is_file()} - before
+    kinds = {p.suffix for p in written}
+    # The data file, the manifest and manifest list, and the new metadata file all remain.
+    assert {".parquet", ".avro", ".json"} <= kinds
+    assert catalog.load_table("db.t").current_snapshot() is None

@@ -4,6 +4,7 @@ equal to the same operations applied to an in-memory pyarrow table (hypothesis).
 from __future__ import annotations
 
 import tempfile
+import time
 from typing import Any
 
 import pyarrow as pa
@@ -23,6 +24,7 @@ _ops = st.lists(
         st.tuples(st.just("delete"), _filters),
         st.tuples(st.just("overwrite"), st.tuples(_filters, _values)),
         st.tuples(st.just("add_column"), st.none()),
+        st.tuples(st.just("expire"), st.integers(1, 3)),
     ),
     min_size=1,
     max_size=6,
@@ -92,6 +94,11 @@ def test_operations_match_a_pyarrow_model(
                 next_id += len(values)
                 table.overwrite(rows, f"v {kind} {value}")
                 model = pa.concat_tables([model.filter(pc.invert(_mask(model, kind, value))), rows])
+            elif op == "expire":
+                # Every snapshot but the last ``arg`` goes, with the files only they reach;
+                # the current rows must not change.
+                table.expire_snapshots(older_than=int(time.time() * 1000) + 1000, retain_last=arg)
+                assert len(table.snapshots()) <= arg
             else:
                 name = f"c{len(model.column_names)}"
                 with table.update_schema() as update:
@@ -103,4 +110,6 @@ def test_operations_match_a_pyarrow_model(
         for name in expected.column_names:
             assert got.column(name).to_pylist() == expected.column(name).to_pylist(), name
         if version >= 2 and table.current_snapshot() is not None:
-            assert table.metadata.last_sequence_number == len(table.snapshots())
+            current = table.current_snapshot()
+            assert current is not None
+            assert table.metadata.last_sequence_number == current.sequence_number

@@ -32,6 +32,7 @@ from frazil.errors import (
 )
 from frazil.metadata import TableMetadata
 from frazil.table._apply import apply_updates
+from frazil.table._properties import int_property
 from frazil.table.requirements import TableRequirement, requirements_for, validate_requirements
 from frazil.table.updates import RemoveProperties, SetProperties, TableUpdate
 
@@ -80,19 +81,6 @@ class BuilderChange(PendingChange):
         return self.updates
 
 
-def _int_property(properties: Mapping[str, str], key: str, default: int) -> int:
-    value = properties.get(key)
-    if value is None:
-        return default
-    try:
-        number = int(value)
-    except ValueError:
-        raise ValidationError(f"table property {key} must be an integer, got {value!r}") from None
-    if number < 0:
-        raise ValidationError(f"table property {key} must not be negative, got {number}")
-    return number
-
-
 @dataclass(frozen=True)
 class RetryPolicy:
     """How often and how long a lost commit is retried: the table's ``commit.retry.*``
@@ -107,10 +95,12 @@ class RetryPolicy:
     def from_properties(cls, properties: Mapping[str, str]) -> RetryPolicy:
         default = cls()
         return cls(
-            _int_property(properties, "commit.retry.num-retries", default.num_retries),
-            _int_property(properties, "commit.retry.min-wait-ms", default.min_wait_ms),
-            _int_property(properties, "commit.retry.max-wait-ms", default.max_wait_ms),
-            _int_property(properties, "commit.retry.total-timeout-ms", default.total_timeout_ms),
+            int_property(properties, "commit.retry.num-retries", default.num_retries, minimum=0),
+            int_property(properties, "commit.retry.min-wait-ms", default.min_wait_ms, minimum=0),
+            int_property(properties, "commit.retry.max-wait-ms", default.max_wait_ms, minimum=0),
+            int_property(
+                properties, "commit.retry.total-timeout-ms", default.total_timeout_ms, minimum=0
+            ),
         )
 
     def wait_ms(self, attempt: int) -> float:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from frazil.errors import ValidationError
 from frazil.metadata import TableMetadata
 from frazil.snapshots import MAIN_BRANCH, Snapshot, SnapshotRef
+from frazil.table._properties import int_property
 
 __all__ = [
     "GC_ENABLED",
@@ -36,16 +37,6 @@ GC_ENABLED = "gc.enabled"
 MAX_SNAPSHOT_AGE_MS_DEFAULT = 5 * 24 * 60 * 60 * 1000
 MIN_SNAPSHOTS_TO_KEEP_DEFAULT = 1
 MAX_REF_AGE_MS_DEFAULT = 2**63 - 1
-
-
-def _long_property(properties: Mapping[str, str], key: str, default: int) -> int:
-    value = properties.get(key)
-    if value is None:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ValidationError(f"table property {key} must be an integer, got {value!r}") from None
 
 
 def gc_enabled(metadata: TableMetadata) -> bool:
@@ -88,17 +79,15 @@ def plan_retention(
     replace the table's defaults (not a ref's own settings, which win, as in Java)."""
     properties = metadata.properties
     if older_than_ms is None:
-        max_age = _long_property(properties, MAX_SNAPSHOT_AGE_MS, MAX_SNAPSHOT_AGE_MS_DEFAULT)
+        max_age = int_property(properties, MAX_SNAPSHOT_AGE_MS, MAX_SNAPSHOT_AGE_MS_DEFAULT)
         older_than_ms = now_ms - max_age
     if retain_last is None:
-        retain_last = _long_property(
-            properties, MIN_SNAPSHOTS_TO_KEEP, MIN_SNAPSHOTS_TO_KEEP_DEFAULT
-        )
+        retain_last = int_property(properties, MIN_SNAPSHOTS_TO_KEEP, MIN_SNAPSHOTS_TO_KEEP_DEFAULT)
     elif retain_last < 1:
         raise ValidationError(
             f"the number of snapshots to retain must be at least 1, got {retain_last}"
         )
-    default_max_ref_age = _long_property(properties, MAX_REF_AGE_MS, MAX_REF_AGE_MS_DEFAULT)
+    default_max_ref_age = int_property(properties, MAX_REF_AGE_MS, MAX_REF_AGE_MS_DEFAULT)
     by_id = {s.snapshot_id: s for s in metadata.snapshots}
 
     retained_refs: dict[str, SnapshotRef] = {}

@@ -39,6 +39,7 @@ from frazil.metadata import TableMetadata
 from frazil.snapshots import MAIN_BRANCH, Operation, Snapshot, SnapshotRef
 from frazil.table.maintenance._locations import metadata_dir
 from frazil.table.maintenance._reachable import manifests_of
+from frazil.table.snapshot.producer import new_snapshot_id
 from frazil.table.transaction import PendingChange, Transaction
 from frazil.table.updates import AddSnapshot, SetSnapshotRef, TableUpdate
 
@@ -69,16 +70,6 @@ class RewriteManifestsResult:
     rewritten_manifests: tuple[str, ...]
     added_manifests: tuple[str, ...]
     entries_processed: int
-
-
-def new_snapshot_id(metadata: TableMetadata) -> int:
-    """A random positive 63-bit id no snapshot of the table has (Java's
-    ``SnapshotIdGeneratorUtil``: the two halves of a random UUID xor-ed)."""
-    while True:
-        value = uuid.uuid4().int
-        snapshot_id = ((value >> 64) ^ (value & (2**64 - 1))) & (2**63 - 1)
-        if metadata.snapshot_by_id(snapshot_id) is None:
-            return snapshot_id
 
 
 def _target_size(metadata: TableMetadata) -> int:

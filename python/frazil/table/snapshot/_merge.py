@@ -19,10 +19,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from frazil.errors import InvalidUpdateError
 from frazil.io import FileIO
 from frazil.manifest import STATUS_ADDED, STATUS_DELETED, STATUS_EXISTING
 from frazil.metadata import TableMetadata
+from frazil.table._properties import bool_property, int_property
 from frazil.table.snapshot._files import read_entries, spec_of, write_entries
 
 __all__ = ["ManifestMerger", "MergeSettings", "pack_end"]
@@ -30,34 +30,17 @@ __all__ = ["ManifestMerger", "MergeSettings", "pack_end"]
 Row = dict[str, Any]
 
 
-def _bool(properties: Mapping[str, str], key: str, default: bool) -> bool:
-    value = properties.get(key)
-    if value is None:
-        return default
-    if value.strip().lower() not in ("true", "false"):
-        raise InvalidUpdateError(f"table property {key} must be true or false, got {value!r}")
-    return value.strip().lower() == "true"
-
-
-def _int(properties: Mapping[str, str], key: str, default: int) -> int:
-    value = properties.get(key)
-    if value is None:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise InvalidUpdateError(
-            f"table property {key} must be an integer, got {value!r}"
-        ) from None
-
-
 class MergeSettings:
     """The merge properties of a table, with Java's defaults."""
 
     def __init__(self, properties: Mapping[str, str]) -> None:
-        self.enabled = _bool(properties, "commit.manifest-merge.enabled", True)
-        self.target_size = _int(properties, "commit.manifest.target-size-bytes", 8 << 20)
-        self.min_count = _int(properties, "commit.manifest.min-count-to-merge", 100)
+        self.enabled = bool_property(properties, "commit.manifest-merge.enabled", True)
+        self.target_size = int_property(
+            properties, "commit.manifest.target-size-bytes", 8 << 20, minimum=1
+        )
+        self.min_count = int_property(
+            properties, "commit.manifest.min-count-to-merge", 100, minimum=0
+        )
 
 
 def pack_end(items: Sequence[Row], target: int) -> list[list[Row]]:

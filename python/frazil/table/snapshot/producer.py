@@ -24,6 +24,7 @@ from frazil.io import FileIO
 from frazil.manifest import write_manifest_list
 from frazil.metadata import TableMetadata
 from frazil.snapshots import MAIN_BRANCH, Snapshot, SnapshotRef
+from frazil.table._properties import int_property
 from frazil.table.snapshot._files import latest_snapshot, metadata_dir
 from frazil.table.snapshot.summary import SummaryBuilder, with_totals
 from frazil.table.transaction import PendingChange
@@ -42,18 +43,6 @@ def new_snapshot_id(metadata: TableMetadata | None = None) -> int:
         candidate = ((value >> 64) ^ value) & _LONG_MAX
         if candidate and (metadata is None or metadata.snapshot_by_id(candidate) is None):
             return candidate
-
-
-def _int_property(properties: Mapping[str, str], key: str, default: int) -> int:
-    value = properties.get(key)
-    if value is None:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise InvalidUpdateError(
-            f"table property {key} must be an integer, got {value!r}"
-        ) from None
 
 
 class SnapshotProducer(PendingChange):
@@ -169,7 +158,8 @@ class SnapshotProducer(PendingChange):
             )
         self._validate(staged, parent)
         self.summary = SummaryBuilder(
-            staged.schema(), _int_property(staged.properties, "write.summary.partition-limit", 0)
+            staged.schema(),
+            int_property(staged.properties, "write.summary.partition-limit", 0, minimum=0),
         )
         manifests = self._manifests(staged, parent)
         version = staged.format_version

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from frazil.errors import InvalidValueError
 from frazil.schema import Schema
 from frazil.sorting import SortOrder
+from frazil.table._properties import int_property
 from frazil.types import IcebergType, ListType, MapType, PrimitiveType, StructType
 
 __all__ = ["MetricsMode", "WriteConfig", "metrics_modes"]
@@ -86,19 +87,6 @@ DEFAULT_MODE = MetricsMode("truncate", 16)
 NONE = MetricsMode("none")
 
 
-def _int(properties: Mapping[str, str], prop: str, default: int, minimum: int = 1) -> int:
-    text = properties.get(prop)
-    if text is None:
-        return default
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise InvalidValueError(f"table property {prop}={text!r} is not an integer") from None
-    if value < minimum:
-        raise InvalidValueError(f"table property {prop}={text!r} must be at least {minimum}")
-    return value
-
-
 @dataclass(frozen=True)
 class WriteConfig:
     target_file_size: int
@@ -120,7 +108,7 @@ class WriteConfig:
             )
         level = None
         if properties.get(COMPRESSION_LEVEL) is not None:
-            level = _int(properties, COMPRESSION_LEVEL, 0, minimum=-(2**31))
+            level = int_property(properties, COMPRESSION_LEVEL, 0, minimum=-(2**31))
         # Java: write.data.path, else the deprecated object-storage / folder-storage paths,
         # else <location>/data (LocationProviders).
         data_path = (
@@ -130,12 +118,16 @@ class WriteConfig:
             or f"{location.rstrip('/')}/data"
         )
         return cls(
-            target_file_size=_int(properties, TARGET_FILE_SIZE, TARGET_FILE_SIZE_DEFAULT),
+            target_file_size=int_property(
+                properties, TARGET_FILE_SIZE, TARGET_FILE_SIZE_DEFAULT, minimum=1
+            ),
             codec=codec,
             compression_level=level,
-            row_group_size=_int(properties, ROW_GROUP_SIZE, ROW_GROUP_SIZE_DEFAULT),
-            page_size=_int(properties, PAGE_SIZE, PAGE_SIZE_DEFAULT),
-            dict_size=_int(properties, DICT_SIZE, DICT_SIZE_DEFAULT),
+            row_group_size=int_property(
+                properties, ROW_GROUP_SIZE, ROW_GROUP_SIZE_DEFAULT, minimum=1
+            ),
+            page_size=int_property(properties, PAGE_SIZE, PAGE_SIZE_DEFAULT, minimum=1),
+            dict_size=int_property(properties, DICT_SIZE, DICT_SIZE_DEFAULT, minimum=1),
             data_path=data_path.rstrip("/"),
         )
 
@@ -190,7 +182,7 @@ def metrics_modes(
     at most ``max-inferred-column-defaults`` fields and otherwise for that many first columns
     only; columns of the sort order raised to truncate(16) from none or counts; then the
     per-column overrides."""
-    limit = _int(properties, METRICS_MAX_INFERRED, METRICS_MAX_INFERRED_DEFAULT, minimum=0)
+    limit = int_property(properties, METRICS_MAX_INFERRED, METRICS_MAX_INFERRED_DEFAULT, minimum=0)
     columns: dict[int, MetricsMode] = {}
     configured = properties.get(METRICS_DEFAULT)
     if configured is not None:

@@ -124,5 +124,13 @@ def test_java_reads_what_frazil_wrote(spark: Any, tmp_path: Path, version: int) 
         (t.file.file_path, t.file.record_count) for t in table.scan().plan_files()
     )
     if version == 3:
-        lineage = reader.load(path).select("id", "_row_id").collect()
-        assert len({r[1] for r in lineage}) == 3
+        columns = ("id", "_row_id", "_last_updated_sequence_number")
+        java_lineage = sorted(tuple(r) for r in reader.load(path).select(*columns).collect())
+        lineage = table.scan(selected_fields=columns).to_arrow()
+        assert java_lineage == sorted(
+            zip(*(lineage.column(n).to_pylist() for n in columns), strict=True)
+        )
+        assert len({r[1] for r in java_lineage}) == 3
+        # Rows 1 and 3, copied by the overwrite's copy-on-write, keep the row ids and the
+        # sequence number the first append gave them (spec: Row Lineage).
+        assert [r[1:] for r in java_lineage if r[0] in (1, 3)] == [(0, 1), (2, 1)]

@@ -7,13 +7,20 @@ metrics evaluator proves that every row matches, the file is removed whole; when
 ones prove that no row can match, it is left alone; otherwise its live rows (delete files
 applied) are read with frazil's reader, the matching ones dropped with the reader's row filter,
 and the rest written again with the data writer.
+
+In v3 tables the kept rows are read with their ``_row_id`` and
+``_last_updated_sequence_number`` (stored or inherited) and written with them (spec: "Row
+Lineage": a row moved to a new file unmodified keeps both), as Spark's copy-on-write does. The
+new file still gets a ``first_row_id`` when its manifest is committed, and the snapshot's
+``added-rows`` and the table's ``next-row-id`` count its rows, as Java counts them; the stored
+values take precedence over that inherited range when read.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -22,6 +29,7 @@ from frazil.io import FileIO
 from frazil.manifest import DataFile
 from frazil.metadata import TableMetadata
 from frazil.snapshots import Snapshot
+from frazil.table import _metadata_columns as meta
 from frazil.table._row_filter import compile_filter, filter_columns
 from frazil.table.snapshot._files import (
     CONTENT_DATA,
@@ -97,7 +105,7 @@ def remove_rows(
     whole files deleted, partly matching files rewritten (their new files added and owned by
     the producer, so that a failed commit deletes them)."""
     from frazil.table._table import Table
-    from frazil.table.read import read_task
+    from frazil.table.read import read_task, read_task_schema
     from frazil.table.write import write_data_files
 
     metadata, io = producer.base, producer.io
@@ -109,6 +117,7 @@ def remove_rows(
     wanted = {f.file_path: f for f in partial}
     table = Table(metadata, io=io)
     schema = metadata.schema()
+    lineage = meta.ROW_LINEAGE if metadata.format_version >= 3 else ()
     # The planner gives each file with the delete files that apply to it.
     scan = table.scan(
         row_filter=row_filter, snapshot_id=head.snapshot_id, case_sensitive=case_sensitive
@@ -127,12 +136,14 @@ def remove_rows(
             name_mapping=metadata.name_mapping(),
             apply_residual=False,
             schemas=metadata.schemas,
+            metadata_columns=lineage,
         )
         kept = _kept_rows(batches, metadata, row_filter, case_sensitive, removed)
-        reader = pa.RecordBatchReader.from_batches(_arrow_schema(schema), kept)
+        arrow = read_task_schema(schema, metadata_columns=lineage)
+        reader = pa.RecordBatchReader.from_batches(arrow, kept)
         new_files: list[DataFile] = []
         try:
-            for new in write_data_files(metadata, io, reader):
+            for new in write_data_files(metadata, io, reader, row_lineage=bool(lineage)):
                 new_files.append(new)
         except BaseException:
             for new in new_files:
@@ -146,12 +157,6 @@ def remove_rows(
         producer.delete_file(file)
         for new in new_files:
             producer.add_file(new, owned=True)
-
-
-def _arrow_schema(schema: Any) -> pa.Schema:
-    from frazil.table.read import arrow_schema
-
-    return arrow_schema(schema)
 
 
 def _delete_quietly(io: FileIO, location: str | None) -> None:

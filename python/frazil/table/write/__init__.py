@@ -18,12 +18,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from frazil.errors import FrazilTypeError, InvalidValueError
+from frazil.errors import FrazilTypeError, InvalidValueError, ValidationError
 from frazil.io import FileIO
 from frazil.manifest import DataFile
 from frazil.metadata import TableMetadata
+from frazil.schema import Schema
+from frazil.table import _metadata_columns as meta
 from frazil.table.write._add_files import data_file_from_parquet
-from frazil.table.write._config import WriteConfig, metrics_modes
+from frazil.table.write._config import WriteConfig, default_metrics_mode, metrics_modes
 from frazil.table.write._partition import Partitioner, sort_batch
 from frazil.table.write._schema import (
     Conformer,
@@ -32,6 +34,7 @@ from frazil.table.write._schema import (
     write_arrow_schema,
 )
 from frazil.table.write._writer import FileNamer, FileSettings, PartitionWriter
+from frazil.types import NestedField
 
 __all__ = [
     "Conformer",
@@ -72,6 +75,7 @@ def write_data_files(
     *,
     spec_id: int | None = None,
     properties: Mapping[str, str] | None = None,
+    row_lineage: bool = False,
 ) -> Iterator[DataFile]:
     """Writes ``data`` (a pyarrow Table, RecordBatch, RecordBatchReader, or any object with
     ``__arrow_c_stream__``) to Parquet data files of the table and yields one
@@ -81,9 +85,16 @@ def write_data_files(
 
     A stream is written as it arrives: memory holds the open row groups, not the data.
     ``properties`` override the table's. A file is yielded once it is complete; when the
-    write fails, the files it wrote are deleted and the error raised."""
+    write fails, the files it wrote are deleted and the error raised.
+
+    ``row_lineage`` (v3 tables): ``data`` may also carry ``_row_id`` and
+    ``_last_updated_sequence_number`` (int64; a missing column is all null), written beside
+    the table's columns with their reserved field ids, so that rows moved to a new file keep
+    their lineage (spec: "Row Lineage"; what Spark's copy-on-write writes). Without it those
+    names are not columns of the table and are refused."""
     props = {**metadata.properties, **(properties or {})}
     schema = metadata.schema()
+    lineage = _lineage_fields(metadata, schema) if row_lineage else ()
     if spec_id is None:
         spec = metadata.spec()
     else:
@@ -94,8 +105,12 @@ def write_data_files(
     order = metadata.sort_order()
     config = WriteConfig.from_properties(metadata.location, props)
     modes = metrics_modes(schema, order, props)
+    if row_lineage:
+        # Java's MetricsConfig finds no rule for these names: the default mode applies.
+        lineage_mode = default_metrics_mode(schema, props)
+        modes = {**modes, **{meta.FIELD_IDS[n]: lineage_mode for n in meta.ROW_LINEAGE}}
     reader = _reader(data)
-    conformer = check_arrow_schema(reader.schema, schema)
+    conformer = check_arrow_schema(reader.schema, schema, extra_fields=lineage)
     partitioner = Partitioner(schema, spec)
     settings = FileSettings.build(
         schema,
@@ -105,9 +120,26 @@ def write_data_files(
         spec.spec_id,
         order.order_id,
         io,
+        extra_fields=lineage,
     )
     namer = FileNamer(config.data_path, str(uuid.uuid4()))
     return _write(reader, conformer, partitioner, settings, namer, order, data)
+
+
+def _lineage_fields(metadata: TableMetadata, schema: Schema) -> tuple[NestedField, ...]:
+    """The row lineage fields written after the table's columns (Java's
+    ``MetadataColumns.schemaWithRowLineage``)."""
+    if metadata.format_version < 3:
+        raise ValidationError(
+            f"row lineage is written to v3 tables only; this table is v{metadata.format_version}"
+        )
+    taken = [n for n in meta.ROW_LINEAGE if schema.find_field_id(n) is not None]
+    if taken:
+        raise ValidationError(
+            f"cannot write row lineage: the table has a column named {taken[0]!r}, the name of "
+            "a row lineage metadata column (spec: Row Lineage)"
+        )
+    return tuple(meta.lineage_field(n) for n in meta.ROW_LINEAGE)
 
 
 def _write(

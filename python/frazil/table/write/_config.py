@@ -17,7 +17,7 @@ from frazil.sorting import SortOrder
 from frazil.table._properties import int_property
 from frazil.types import IcebergType, ListType, MapType, PrimitiveType, StructType
 
-__all__ = ["MetricsMode", "WriteConfig", "metrics_modes"]
+__all__ = ["MetricsMode", "WriteConfig", "default_metrics_mode", "metrics_modes"]
 
 TARGET_FILE_SIZE = "write.target-file-size-bytes"
 TARGET_FILE_SIZE_DEFAULT = 512 * 1024 * 1024
@@ -174,6 +174,18 @@ def _eligible(t: IcebergType) -> bool:
     return isinstance(t, PrimitiveType)
 
 
+def default_metrics_mode(schema: Schema, properties: Mapping[str, str]) -> MetricsMode:
+    """The mode of a column no rule names (Java's ``MetricsConfig`` default mode): the
+    configured ``write.metadata.metrics.default``, else truncate(16) when the table has at
+    most ``max-inferred-column-defaults`` primitive fields, else none. Columns written beside
+    the table's (the row lineage columns) get it, as Java looks their names up in vain."""
+    configured = properties.get(METRICS_DEFAULT)
+    if configured is not None:
+        return MetricsMode.parse(configured, METRICS_DEFAULT)
+    limit = _int(properties, METRICS_MAX_INFERRED, METRICS_MAX_INFERRED_DEFAULT, minimum=0)
+    return DEFAULT_MODE if _primitive_count(schema) <= limit else NONE
+
+
 def metrics_modes(
     schema: Schema, order: SortOrder | None, properties: Mapping[str, str]
 ) -> dict[int, MetricsMode]:
@@ -184,13 +196,8 @@ def metrics_modes(
     per-column overrides."""
     limit = int_property(properties, METRICS_MAX_INFERRED, METRICS_MAX_INFERRED_DEFAULT, minimum=0)
     columns: dict[int, MetricsMode] = {}
-    configured = properties.get(METRICS_DEFAULT)
-    if configured is not None:
-        default = MetricsMode.parse(configured, METRICS_DEFAULT)
-    elif _primitive_count(schema) <= limit:
-        default = DEFAULT_MODE
-    else:
-        default = NONE
+    default = default_metrics_mode(schema, properties)
+    if properties.get(METRICS_DEFAULT) is None and _primitive_count(schema) > limit:
         columns.update(dict.fromkeys(_eligible_ids(schema, limit), DEFAULT_MODE))
     sorted_mode = DEFAULT_MODE if default.kind in ("none", "counts") else default
     for sort_field in order.fields if order is not None else ():

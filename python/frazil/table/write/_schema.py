@@ -206,18 +206,33 @@ def _check_struct(t: StructType, prefix: str, sources: list[pa.Field], problems:
         _check(f, prefix + f.name, source, problems)
 
 
-def check_arrow_schema(arrow: pa.Schema, table_schema: Schema) -> Conformer:
+def check_arrow_schema(
+    arrow: pa.Schema, table_schema: Schema, extra_fields: tuple[NestedField, ...] = ()
+) -> Conformer:
     """Checks Arrow data of schema ``arrow`` against ``table_schema`` by name, and returns
     the :class:`Conformer` that turns its batches into batches of the written schema.
+    ``extra_fields`` (optional primitives outside the table schema: the row lineage columns
+    with their reserved ids) are written after the table's columns, null where missing.
     Raises one :class:`SchemaMismatchError` listing every mismatch."""
     problems: list[str] = []
-    _check_struct(table_schema.as_struct(), "", list(arrow), problems)
+    extra = {f.name: f for f in extra_fields}
+    _check_struct(table_schema.as_struct(), "", [f for f in arrow if f.name not in extra], problems)
+    for source in arrow:
+        if source.name in extra:
+            _check(extra[source.name], source.name, source, problems)
     if problems:
         raise SchemaMismatchError(
             f"the Arrow schema does not match the table schema ({len(problems)} "
             "problem(s)):\n  " + "\n  ".join(problems)
         )
-    return Conformer(table_schema, arrow, write_arrow_schema(table_schema))
+    target = write_arrow_schema(table_schema)
+    for f in extra_fields:
+        target = target.append(_with_ids(f, pa.field(f.name, _primitive_arrow(f))))
+    return Conformer(table_schema, arrow, target, extra_fields)
+
+
+def _primitive_arrow(f: NestedField) -> pa.DataType:
+    return arrow_schema(Schema(NestedField(1, f.name, f.field_type, False))).field(0).type
 
 
 # --- conforming --------------------------------------------------------------------------------
@@ -313,12 +328,14 @@ class Conformer:
     table_schema: Schema
     source: pa.Schema
     target: pa.Schema
+    extra_fields: tuple[NestedField, ...] = ()
 
     def conform(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         nulls: list[str] = []
         columns = []
+        extra = {f.name: f for f in self.extra_fields}
         for field in self.target:
-            iceberg = self.table_schema.find_field(field.name)
+            iceberg = extra.get(field.name) or self.table_schema.find_field(field.name)
             assert iceberg is not None
             if batch.schema.get_field_index(field.name) < 0:
                 columns.append(_field_default(iceberg, batch.num_rows, field.type))

@@ -25,7 +25,7 @@ from frazil.table.write._config import MetricsMode, WriteConfig
 from frazil.table.write._metrics import BoundsCollector, Leaf, footer_metrics, leaves
 from frazil.table.write._metrics import _column as bounds_column
 from frazil.table.write._partition import Partition
-from frazil.types import PrimitiveType, UnknownType
+from frazil.types import NestedField, PrimitiveType, UnknownType, field_to_json
 
 __all__ = ["FileNamer", "FileSettings", "PartitionWriter"]
 
@@ -70,6 +70,8 @@ class FileSettings:
     bounds_targets: dict[int, tuple[tuple[str, ...], PrimitiveType, MetricsMode]] = field(
         default_factory=dict
     )
+    # Fields written after the table's columns (row lineage), outside the table schema.
+    extra_fields: tuple[NestedField, ...] = ()
 
     @classmethod
     def build(
@@ -81,11 +83,12 @@ class FileSettings:
         spec_id: int,
         sort_order_id: int | None,
         io: FileIO,
+        extra_fields: tuple[NestedField, ...] = (),
     ) -> FileSettings:
         columns = leaves(arrow_schema)
         types: dict[int, PrimitiveType] = {}
         targets: dict[int, tuple[tuple[str, ...], PrimitiveType, MetricsMode]] = {}
-        for _name, f in schema.all_fields():
+        for f in (*(f for _name, f in schema.all_fields()), *extra_fields):
             t = f.field_type
             if isinstance(t, PrimitiveType) and not isinstance(t, UnknownType):
                 types[f.field_id] = t
@@ -107,7 +110,15 @@ class FileSettings:
             _parquet_paths(arrow_schema),
             types,
             targets,
+            extra_fields,
         )
+
+    def iceberg_schema_json(self) -> str:
+        """The schema the files are written with (Java's ``iceberg.schema`` footer key): the
+        table's, plus the extra fields."""
+        node = self.schema.to_json()
+        node["fields"] = [*node["fields"], *(field_to_json(f) for f in self.extra_fields)]
+        return json.dumps(node)
 
     def parquet_options(self) -> dict[str, Any]:
         config = self.config
@@ -192,9 +203,7 @@ class _OpenFile:
             **settings.parquet_options(),
         )
         # Java's ParquetWriter stores the table schema under "iceberg.schema".
-        self.writer.add_key_value_metadata(
-            {"iceberg.schema": json.dumps(settings.schema.to_json())}
-        )
+        self.writer.add_key_value_metadata({"iceberg.schema": settings.iceberg_schema_json()})
         self.bounds = BoundsCollector(settings.bounds_targets)
         self.rows = 0
         self.chunks = 0

@@ -182,7 +182,7 @@ def default_metrics_mode(schema: Schema, properties: Mapping[str, str]) -> Metri
     configured = properties.get(METRICS_DEFAULT)
     if configured is not None:
         return MetricsMode.parse(configured, METRICS_DEFAULT)
-    limit = _int(properties, METRICS_MAX_INFERRED, METRICS_MAX_INFERRED_DEFAULT, minimum=0)
+    limit = int_property(properties, METRICS_MAX_INFERRED, METRICS_MAX_INFERRED_DEFAULT, minimum=0)
     return DEFAULT_MODE if _primitive_count(schema) <= limit else NONE
 
 

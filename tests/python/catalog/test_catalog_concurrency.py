@@ -17,7 +17,6 @@ import pytest
 from frazil.catalog import Catalog
 from frazil.catalog.filesystem import FileSystemCatalog
 from frazil.catalog.sql import SqlCatalog
-from frazil.metadata import read_metadata
 
 WORKERS = 8
 COMMITS = 25
@@ -34,14 +33,6 @@ def _open(kind: str, root: str) -> Catalog:
     if kind == "sqlite":
         return SqlCatalog("c", uri=f"sqlite:///{root}/catalog.db", warehouse=f"{root}/wh")
     return FileSystemCatalog("c", warehouse=f"{root}/wh")
-
-
-def _commit_many(kind: str, root: str, worker: int, count: int) -> int:
-    table = _open(kind, root).load_table("db.t")
-    for i in range(count):
-        with table.update_properties() as update:
-            update.set(f"w{worker}-{i}", "1")
-    return count
 
 
 def _commit_forever(kind: str, root: str, prefix: str, started: Any) -> None:
@@ -61,25 +52,6 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
     catalog.create_namespace("db")
     catalog.create_table("db.t", pa.schema([("id", pa.int64())]), properties=RETRY)
     return kind, root
-
-
-def test_concurrent_commits_land_exactly_once(setup: tuple[str, str]) -> None:
-    kind, root = setup
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(WORKERS) as pool:
-        done = pool.starmap(_commit_many, [(kind, root, w, COMMITS) for w in range(WORKERS)])
-    assert done == [COMMITS] * WORKERS
-    table = _open(kind, root).load_table("db.t")
-    expected = {f"w{w}-{i}" for w in range(WORKERS) for i in range(COMMITS)}
-    assert expected <= set(table.properties)
-    # Linear history: one metadata file per commit, each the previous one's successor.
-    log = [entry.metadata_file for entry in table.metadata.metadata_log]
-    assert len(log) == WORKERS * COMMITS == len(set(log))
-    chain = [*log, table.metadata_location]
-    for index in (1, len(chain) // 2, len(chain) - 1):
-        earlier = read_metadata(chain[index])
-        assert [e.metadata_file for e in earlier.metadata_log] == log[:index]
-        assert len(earlier.properties) == len(table.properties) - (len(chain) - 1 - index)
 
 
 def test_sigkill_mid_commit_leaves_table_loadable(setup: tuple[str, str]) -> None:

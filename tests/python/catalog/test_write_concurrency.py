@@ -10,10 +10,14 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import random
+import signal
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -22,6 +26,7 @@ from frazil.catalog.filesystem import FileSystemCatalog
 from frazil.catalog.sql import SqlCatalog
 from frazil.errors import CommitFailedError
 from frazil.metadata import read_metadata
+from frazil.table.maintenance.orphans import valid_files
 
 WORKERS = 8
 COMMITS = 25
@@ -138,3 +143,93 @@ def test_concurrent_appends_land_exactly_once(kind: str, root: str) -> None:
         earlier = read_metadata(chain[index])
         assert [e.metadata_file for e in earlier.metadata_log] == log[:index]
         assert len(earlier.snapshots) == index
+
+
+def append_until_killed(
+    kind: str, root: str, name: str, writer: int, hang: str | None, committed: Any
+) -> None:
+    """Append one row after another (seq 0, 1, ...), setting ``committed`` after each commit.
+    With ``hang`` (``commit_table`` or ``_swap``) the third commit stops there forever, after
+    writing its data file, manifest and manifest list (and, at ``_swap``, its metadata file)."""
+    catalog = open_catalog(kind, root, name)
+    table = catalog.load_table("db.t")
+    if hang is not None:
+        original = getattr(catalog, hang)
+        calls = 0
+
+        def stop_on_third(*args: object) -> object:
+            nonlocal calls
+            calls += 1
+            if calls == 3:
+                committed.set()
+                time.sleep(3600)
+            return original(*args)
+
+        setattr(catalog, hang, stop_on_third)
+    seq = 0
+    while True:
+        table.append(one_row(writer, seq))
+        seq += 1
+        if hang is None:
+            committed.set()
+
+
+def _local(location: str) -> str:
+    return location.removeprefix("file://").removeprefix("file:")
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "filesystem"])
+def test_sigkill_mid_append_leaves_a_committed_version_and_orphans_go(kind: str, root: str) -> None:
+    name = "c"
+    catalog = open_catalog(kind, root, name)
+    catalog.create_namespace("db")
+    catalog.create_table("db.t", SCHEMA, properties=RETRY)
+    context = multiprocessing.get_context("fork")
+    rng = random.Random(12)
+    rounds: list[str | None] = ["commit_table", "_swap", None, None, None]
+    for writer, hang in enumerate(rounds):
+        committed = context.Event()
+        process: Any = context.Process(
+            target=append_until_killed, args=(kind, root, name, writer, hang, committed)
+        )
+        process.start()
+        assert committed.wait(60), "the appending child never committed"
+        if hang is None:
+            time.sleep(rng.uniform(0.0, 0.15))  # somewhere inside a later commit
+        os.kill(process.pid, signal.SIGKILL)
+        process.join()
+        table = open_catalog(kind, root, name).load_table("db.t")
+        rows = table.scan().to_arrow()
+        # The table is at a committed version: each writer's rows are a prefix 0..k-1 of its
+        # appends, and there is one snapshot (and one row) per committed append.
+        for w in range(writer + 1):
+            seqs = sorted(s for x, s in zip(*rows.to_pydict().values(), strict=True) if x == w)
+            assert seqs == list(range(len(seqs))) and seqs
+        assert rows.num_rows == len(table.snapshots())
+
+    table = open_catalog(kind, root, name).load_table("db.t")
+    before = sorted(table.scan().to_arrow().to_pylist(), key=lambda r: (r["writer"], r["seq"]))
+    future = int(time.time() * 1000) + 86_400_000
+    removed = [Path(_local(p)).name for p in table.remove_orphan_files(older_than=future)]
+    # The hung commits left at least a data file, a manifest and a manifest list (and, on the
+    # SQL catalog, a metadata file never swapped in).
+    assert any(n.endswith(".parquet") for n in removed)
+    assert any(n.endswith("-m0.avro") for n in removed)
+    assert any(n.startswith("snap-") for n in removed)
+    if kind == "sqlite":
+        assert any(n.endswith(".metadata.json") for n in removed)
+    table = open_catalog(kind, root, name).load_table("db.t")
+    valid = {_local(p) for p in valid_files(table)}
+    left = {
+        str(p)
+        for p in Path(_local(table.location())).rglob("*")
+        if p.is_file() and not p.name.startswith(".")  # hidden temp files are never touched
+    }
+    assert left <= valid
+    after = sorted(table.scan().to_arrow().to_pylist(), key=lambda r: (r["writer"], r["seq"]))
+    assert after == before
+    table.append(one_row(99, 0))
+    assert (
+        open_catalog(kind, root, name).load_table("db.t").scan().to_arrow().num_rows
+        == len(before) + 1
+    )

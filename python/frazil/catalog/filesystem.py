@@ -129,6 +129,14 @@ class FileSystemCatalog(Catalog):
         if not self._namespace_exists(ns):
             raise NoSuchNamespaceError(f"namespace {'.'.join(ns)!r} does not exist in {self!r}")
 
+    def _require_parent_namespace(self, ns: Identifier) -> None:
+        """A new table's namespace must exist, except on an object store: there it cannot be
+        created (no directories) and comes into being with its first table."""
+        if self._local:
+            self._require_namespace(ns)
+        elif self._is_table_dir(self._path(ns)):
+            raise NoSuchNamespaceError(f"{'.'.join(ns)!r} is a table, not a namespace")
+
     def namespace_exists(self, namespace: IdentifierLike) -> bool:
         return self._namespace_exists(self._checked(namespace, "namespace"))
 
@@ -211,7 +219,7 @@ class FileSystemCatalog(Catalog):
                 f"a file-system table lives in its directory {path}; it cannot be created at "
                 f"{location}"
             )
-        self._require_namespace(ident[:-1])
+        self._require_parent_namespace(ident[:-1])
         return new_table_metadata(
             table_schema(schema), path, partition_spec, sort_order, properties, format_version
         )
@@ -313,7 +321,7 @@ class FileSystemCatalog(Catalog):
         """Adopt a metadata file whose table location is this identifier's directory: it is
         copied as ``v1.metadata.json`` there."""
         ident = self._table_ident(identifier)
-        self._require_namespace(ident[:-1])
+        self._require_parent_namespace(ident[:-1])
         if self.table_exists(ident):
             raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists")
         metadata = read_metadata(metadata_location, io=self._file_io())

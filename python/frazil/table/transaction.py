@@ -28,6 +28,8 @@ from frazil.errors import (
     CommitStateUnknownError,
     CommitValidationError,
     FrazilError,
+    NoSuchTableError,
+    NotFoundError,
     ValidationError,
 )
 from frazil.metadata import TableMetadata
@@ -137,9 +139,25 @@ class Transaction:
         """Add ``change`` (applied to the staged metadata now, to catch errors early)."""
         if self._done:
             raise FrazilError("this transaction has already been committed or abandoned")
-        self._staged = apply_updates(self._staged, change.updates_for(self._staged))
+        self._staged = apply_updates(self._staged, self._updates_of(change, self._staged))
         self._changes.append(change)
         return self._staged
+
+    def _updates_of(self, change: PendingChange, staged: TableMetadata) -> tuple[TableUpdate, ...]:
+        """``change.updates_for(staged)``; a file of the table's metadata that is gone most
+        likely means the table was dropped with its files since it was loaded: say so."""
+        try:
+            return change.updates_for(staged)
+        except NoSuchTableError:
+            raise
+        except NotFoundError as error:
+            table = self._table
+            catalog = table.catalog
+            if catalog is None or catalog.table_exists(table.identifier):
+                raise
+            raise NoSuchTableError(
+                f"table {'.'.join(table.identifier)!r} was dropped since it was loaded ({error})"
+            ) from error
 
     def _stage_builder(
         self, updates: tuple[TableUpdate, ...], requirements: tuple[TableRequirement, ...]
@@ -289,7 +307,7 @@ class Transaction:
                 staged = base
                 updates: list[TableUpdate] = []
                 for change in self._changes:
-                    change_updates = change.updates_for(staged)
+                    change_updates = self._updates_of(change, staged)
                     staged = apply_updates(staged, change_updates)
                     updates.extend(change_updates)
                 if not updates:

@@ -104,11 +104,15 @@ def remove_rows(
     """Stage in ``producer`` the removal of every row of ``head`` matching ``row_filter``:
     whole files deleted, partly matching files rewritten (their new files added and owned by
     the producer, so that a failed commit deletes them)."""
+    from frazil.expressions import bind
     from frazil.table._table import Table
     from frazil.table.read import read_task, read_task_schema
     from frazil.table.write import write_data_files
 
     metadata, io = producer.base, producer.io
+    # Bound up front so that a filter on a column the table lacks is refused even when no
+    # file would be read (an empty table).
+    bind(row_filter, metadata.schema(), case_sensitive)
     whole, partial = _touched_files(metadata, head, row_filter, case_sensitive, io)
     for file in whole:
         producer.delete_file(file)

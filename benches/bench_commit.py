@@ -507,9 +507,18 @@ def backoff_s(attempt: int) -> float:
     return (delay + delay * 0.1 * random.random()) / 1000
 
 
-def writer(kind: str, work: Path, table_name: str, start_at: float, seconds: float) -> None:
-    """One concurrent writer (a child process): appends until the deadline, prints JSON."""
-    commits = attempts = 0
+def _wait_for_start() -> float:
+    """Says "ready" (set-up done) and reads the common start time from the parent."""
+    print("ready", flush=True)
+    start_at = float(sys.stdin.readline())
+    time.sleep(max(0.0, start_at - time.time()))
+    return start_at
+
+
+def writer(kind: str, work: Path, table_name: str, seconds: float) -> None:
+    """One concurrent writer (a child process): appends from the common start time until the
+    deadline, prints JSON."""
+    commits = attempts = in_time = 0
     if kind == "frazil":
         catalog = frazil_catalog(work)
         inner = catalog.commit_table
@@ -521,34 +530,36 @@ def writer(kind: str, work: Path, table_name: str, start_at: float, seconds: flo
 
         catalog.commit_table = counting
         table = catalog.load_table(table_name)
-        time.sleep(max(0.0, start_at - time.time()))
+        start_at = _wait_for_start()
         while time.time() < start_at + seconds:
             table.append(WRITER_ROWS)
             commits += 1
+            if time.time() <= start_at + seconds:
+                in_time += 1
     else:
         from pyiceberg.catalog.sql import SqlCatalog
-        from pyiceberg.exceptions import CommitFailedException
-        from sqlalchemy.exc import OperationalError
 
         py_catalog = SqlCatalog(
             CATALOG, uri=f"sqlite:///{work / 'catalog.db'}", warehouse=f"file://{work / 'wh'}"
         )
+        py_inner = py_catalog.commit_table
+
+        def py_counting(*args: Any, **kwargs: Any) -> Any:
+            nonlocal attempts
+            attempts += 1
+            return py_inner(*args, **kwargs)
+
+        py_catalog.commit_table = py_counting  # type: ignore[method-assign]
         table = py_catalog.load_table(table_name)
-        time.sleep(max(0.0, start_at - time.time()))
+        start_at = _wait_for_start()
         while time.time() < start_at + seconds:
-            failures = 0
-            while True:
-                attempts += 1
-                try:
-                    table.append(WRITER_ROWS)
-                    break
-                except (CommitFailedException, OperationalError):
-                    failures += 1
-                    time.sleep(backoff_s(failures))
-                    table = py_catalog.load_table(table_name)
+            table.append(WRITER_ROWS)  # pyiceberg retries per commit.retry.* itself
             commits += 1
+            if time.time() <= start_at + seconds:
+                in_time += 1
     ended = time.time()
-    print(json.dumps({"commits": commits, "attempts": attempts, "elapsed": ended - start_at}))
+    print(json.dumps({"commits": commits, "attempts": attempts, "in_time": in_time,
+                      "elapsed": ended - start_at}))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -557,11 +568,13 @@ class Concurrent:
     writers: int
     commits: int
     attempts: int
-    elapsed: float
+    elapsed: float  # until the last writer's last commit landed
+    seconds: float  # the run's length
+    in_time: int  # commits landed within it
 
     @property
     def per_second(self) -> float:
-        return self.commits / self.elapsed
+        return self.in_time / self.seconds
 
     @property
     def retries_per_commit(self) -> float:
@@ -572,7 +585,6 @@ def run_concurrent(work: Path, kind: str, writers: int, seconds: float) -> Concu
     catalog = frazil_catalog(work)
     name = f"concurrent_{kind}"
     _new_table(catalog, name, {"commit.retry.num-retries": "1000"})
-    start_at = time.time() + 8  # imports and catalog set-up before the start
     procs = [
         subprocess.Popen(
             [
@@ -582,19 +594,28 @@ def run_concurrent(work: Path, kind: str, writers: int, seconds: float) -> Concu
                 kind,
                 "--table",
                 f"{NAMESPACE}.{name}",
-                "--start-at",
-                str(start_at),
                 "--seconds",
                 str(seconds),
                 "--work",
                 str(work),
             ],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
         for _ in range(writers)
     ]
+    # Every writer set up (imports, catalog, table loaded) before the clock starts.
+    for proc in procs:
+        assert proc.stdout is not None
+        if proc.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"a {kind} writer did not start (exit {proc.wait()})")
+    start_at = time.time() + 0.5
     outs = []
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write(f"{start_at}\n")
+        proc.stdin.flush()
     for proc in procs:
         stdout, _ = proc.communicate(timeout=seconds + 600)
         if proc.returncode != 0:
@@ -602,10 +623,12 @@ def run_concurrent(work: Path, kind: str, writers: int, seconds: float) -> Concu
         outs.append(json.loads(stdout.strip().splitlines()[-1]))
     result = Concurrent(
         kind, writers, sum(o["commits"] for o in outs), sum(o["attempts"] for o in outs),
-        max(o["elapsed"] for o in outs),
+        max(o["elapsed"] for o in outs), seconds, sum(o["in_time"] for o in outs),
     )  # fmt: skip
     # Every commit landed once, in one linear history.
     table = catalog.load_table(f"{NAMESPACE}.{name}")
+    if table.current_snapshot() is None:
+        raise AssertionError(f"{kind}: no commit landed ({result})")
     chain, snapshot = 0, table.current_snapshot()
     while snapshot is not None:
         chain += 1
@@ -660,11 +683,10 @@ def main() -> None:
     # A concurrent writer (internal).
     parser.add_argument("--writer", help=argparse.SUPPRESS)
     parser.add_argument("--table", help=argparse.SUPPRESS)
-    parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     work: Path = args.work
     if args.writer:
-        writer(args.writer, work, args.table, args.start_at, args.seconds)
+        writer(args.writer, work, args.table, args.seconds)
         return
     work.mkdir(parents=True, exist_ok=True)
     wanted = {s.strip() for s in args.only.split(",") if s.strip()}

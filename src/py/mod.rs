@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod arrow;
+mod avro_bench_hooks;
 mod avro_data;
 mod deletes;
 mod equality_deletes;
@@ -35,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     values::register(m)?;
     expressions::register(m)?;
     expressions_test_hooks::register(m)?;
+    avro_bench_hooks::register(m)?;
     spec::register(m)?;
     Ok(())
 }

@@ -370,4 +370,118 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn errors_name_what_was_wrong() {
+        for (text, needle) in [
+            (
+                r#"{"type":"record","name":"r","fields":[{"name":"a","type":"nope"}]}"#,
+                "nope",
+            ),
+            (
+                r#"{"type":"record","name":"r","fields":[{"name":"a","type":"int","field-id":"x"}]}"#,
+                "field-id",
+            ),
+            (
+                r#"{"type":"record","name":"r","fields":[{"name":"a","type":["int","int"]}]}"#,
+                "nion",
+            ),
+            (
+                r#"{"type":"record","name":"r","fields":[{"name":"a","type":{"type":"fixed","name":"f"}}]}"#,
+                "size",
+            ),
+            (
+                r#"{"type":"record","name":"r","fields":[{"name":"a","type":"r"}]}"#,
+                "r",
+            ),
+        ] {
+            match Schema::parse(text) {
+                Err(Error::InvalidData(m)) => {
+                    assert!(
+                        m.starts_with("invalid Avro schema: ") && m.contains(needle),
+                        "{m}"
+                    )
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        // Deep nesting is refused, not a stack overflow.
+        let deep = format!(
+            "{}\"int\"{}",
+            "{\"type\":\"array\",\"items\":".repeat(100),
+            "}".repeat(100)
+        );
+        assert!(matches!(Schema::parse(&deep), Err(Error::InvalidData(_))));
+    }
+
+    #[test]
+    fn logical_types_names_and_references_convert() {
+        let schema = Schema::parse(
+            r#"{"type":"record","name":"r","namespace":"ns","fields":[
+                {"name":"u","type":{"type":"fixed","name":"uuid_fixed","size":16,"logicalType":"uuid"},"field-id":1},
+                {"name":"u2","type":"uuid_fixed","field-id":2},
+                {"name":"d","type":{"type":"fixed","name":"decimal_9_2","size":4,"logicalType":"decimal","precision":9,"scale":2},"field-id":3},
+                {"name":"t","type":{"type":"long","logicalType":"timestamp-micros","adjust-to-utc":true},"field-id":4},
+                {"name":"dt","type":{"type":"int","logicalType":"date"},"field-id":5},
+                {"name":"s","type":{"type":"string","logicalType":"uuid"},"field-id":6},
+                {"name":"m","type":{"type":"array","items":{"type":"record","name":"k7_v8","fields":[
+                    {"name":"key","type":"int","field-id":7},{"name":"value","type":"long","field-id":8}]}},"field-id":9},
+                {"name":"sm","type":{"type":"map","values":"int","key-id":10,"value-id":11},"field-id":12},
+                {"name":"again","type":"ns.k7_v8","field-id":13}]}"#,
+        )
+        .unwrap();
+        let Schema::Record(record) = schema else {
+            panic!("not a record")
+        };
+        let types: Vec<&Schema> = record.fields.iter().map(|f| &f.schema).collect();
+        let uuid = Schema::Fixed {
+            size: 16,
+            logical: Some("uuid".into()),
+        };
+        assert_eq!(types[0], &uuid);
+        assert_eq!(types[1], &uuid);
+        assert_eq!(
+            types[2],
+            &Schema::Fixed {
+                size: 4,
+                logical: Some("decimal".into())
+            }
+        );
+        assert_eq!(
+            types[3],
+            &Schema::Long {
+                logical: Some("timestamp-micros".into())
+            }
+        );
+        assert_eq!(
+            types[4],
+            &Schema::Int {
+                logical: Some("date".into())
+            }
+        );
+        assert_eq!(
+            types[5],
+            &Schema::String {
+                logical: Some("uuid".into())
+            }
+        );
+        // No logicalType: map, but a key/value record without element-id.
+        assert!(matches!(
+            types[6],
+            Schema::Array {
+                logical_map: true,
+                element_id: None,
+                ..
+            }
+        ));
+        assert!(matches!(
+            types[7],
+            Schema::Map {
+                key_id: Some(10),
+                value_id: Some(11),
+                ..
+            }
+        ));
+        assert!(matches!(types[8], Schema::Record(r) if r.name == "ns.k7_v8"));
+    }
 }

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from bench_manifest import PROFILES, schema_and_spec
-
 from frazil import _native
 from frazil import manifest as m
 

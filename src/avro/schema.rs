@@ -484,4 +484,29 @@ mod tests {
         ));
         assert!(matches!(types[8], Schema::Record(r) if r.name == "ns.k7_v8"));
     }
+
+    proptest::proptest! {
+        /// Mangled schema text (truncated, bytes replaced) is an error or a
+        /// schema, never a panic.
+        #[test]
+        fn mangled_schemas_never_panic(
+            cut in 0usize..700,
+            edits in proptest::collection::vec((0usize..400, proptest::prelude::any::<u8>()), 0..6),
+        ) {
+            let text = r#"{"type":"record","name":"r","namespace":"a.b","fields":[
+                {"name":"x","type":["null",{"type":"fixed","name":"f","size":16,"logicalType":"uuid"}],"field-id":1},
+                {"name":"y","type":{"type":"array","items":{"type":"record","name":"k1_v2","fields":[
+                  {"name":"key","type":"int","field-id":1},{"name":"value","type":"f","field-id":2}]}},"field-id":3},
+                {"name":"z","type":{"type":"bytes","logicalType":"decimal","precision":4,"scale":2},"field-id":4}]}"#;
+            let mut bytes = text.as_bytes().to_vec();
+            for (at, byte) in edits {
+                if let Some(b) = bytes.get_mut(at) {
+                    *b = byte;
+                }
+            }
+            bytes.truncate(cut.max(1));
+            let mangled = String::from_utf8_lossy(&bytes);
+            let _ = Schema::parse(&mangled);
+        }
+    }
 }

@@ -13,7 +13,7 @@ Rust, on the same Arrow entries, in interleaved rounds:
 Also times ``frazil.manifest.write_manifest`` end to end from Python (what a
 commit pays). Run with a release build:
 
-    python benches/bench_avro_crate.py [--rounds 7] [--codec deflate]
+    python benches/bench_avro_crate.py [--rounds 7] [--codec deflate] [--sizes 1,1000,100000]
 """
 
 from __future__ import annotations
@@ -51,12 +51,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--codec", default="deflate")
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     args = parser.parse_args()
     schema, spec = schema_and_spec()
     print(f"codec {args.codec}, {args.rounds} interleaved rounds, medians")
     print(f"{'entries':>8} {'what':<28} {'median':>12}")
     with tempfile.TemporaryDirectory() as tmp:
-        for n in SIZES:
+        for n in (int(s) for s in args.sizes.split(",")):
             batch = entries(n)
             path = Path(tmp) / f"m{n}.avro"
             python_times = []
@@ -66,7 +67,8 @@ def main() -> None:
                 m.write_manifest(path, batch, schema=schema, spec=spec, codec=args.codec)
                 python_times.append(time.perf_counter() - start)
             data = path.read_bytes()
-            timings = _native._bench_avro_crate(data, args.codec, args.rounds, ITERATIONS[n])
+            iterations = ITERATIONS.get(n, max(1, 20_000 // n))
+            timings = _native._bench_avro_crate(data, args.codec, args.rounds, iterations)
             by_label: dict[str, list[float]] = {}
             for label, seconds in timings:
                 by_label.setdefault(label, []).append(seconds)

@@ -288,23 +288,7 @@ pub const DEFAULT_BLOCK_SIZE: usize = 64 * 1024;
 
 impl Writer {
     pub fn new(schema_json: &str, metadata: &[(String, String)], codec: Codec) -> Writer {
-        let mut out = Vec::with_capacity(DEFAULT_BLOCK_SIZE);
-        out.extend_from_slice(MAGIC);
-        let mut entries: Vec<(&str, &[u8])> = vec![
-            ("avro.schema", schema_json.as_bytes()),
-            ("avro.codec", codec.name().as_bytes()),
-        ];
-        for (k, v) in metadata {
-            entries.push((k, v.as_bytes()));
-        }
-        write_long(&mut out, entries.len() as i64);
-        for (k, v) in entries {
-            write_bytes(&mut out, k.as_bytes());
-            write_bytes(&mut out, v);
-        }
-        write_long(&mut out, 0);
-        let sync = sync_marker(schema_json);
-        out.extend_from_slice(&sync);
+        let (out, sync) = header(schema_json, metadata, codec);
         Writer {
             out,
             block: Vec::with_capacity(DEFAULT_BLOCK_SIZE + 4096),
@@ -347,6 +331,34 @@ impl Writer {
         self.flush()?;
         Ok(self.out)
     }
+}
+
+/// A container file's header (magic, `avro.schema`, `avro.codec`, then
+/// `metadata` in order) and its sync marker. The schema JSON is written as
+/// given, with every attribute Iceberg readers use.
+pub fn header(
+    schema_json: &str,
+    metadata: &[(String, String)],
+    codec: Codec,
+) -> (Vec<u8>, [u8; 16]) {
+    let mut out = Vec::with_capacity(DEFAULT_BLOCK_SIZE);
+    out.extend_from_slice(MAGIC);
+    let mut entries: Vec<(&str, &[u8])> = vec![
+        ("avro.schema", schema_json.as_bytes()),
+        ("avro.codec", codec.name().as_bytes()),
+    ];
+    for (k, v) in metadata {
+        entries.push((k, v.as_bytes()));
+    }
+    write_long(&mut out, entries.len() as i64);
+    for (k, v) in entries {
+        write_bytes(&mut out, k.as_bytes());
+        write_bytes(&mut out, v);
+    }
+    write_long(&mut out, 0);
+    let sync = sync_marker(schema_json);
+    out.extend_from_slice(&sync);
+    (out, sync)
 }
 
 /// A sync marker that differs between files without needing a random source.

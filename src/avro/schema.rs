@@ -2,8 +2,9 @@
 //! parsed writer schema of a container file, with the Iceberg field ids
 //! (`field-id`, `element-id`, `key-id`, `value-id`) kept on each node.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
+use apache_avro as avro;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -64,13 +65,12 @@ pub struct Field {
 
 impl Schema {
     /// Parses the JSON text of an Avro schema (the `avro.schema` metadata of a
-    /// container file). Named types may be referred to by name after their
-    /// definition, as the Avro specification allows.
+    /// container file) with the `apache-avro` crate. Named types may be
+    /// referred to by name after their definition, as the Avro specification
+    /// allows.
     pub fn parse(text: &str) -> Result<Schema> {
-        let json: Value = serde_json::from_str(text)
-            .map_err(|e| Error::InvalidData(format!("Avro schema is not valid JSON: {e}")))?;
-        let mut names = HashMap::new();
-        parse_node(&json, &mut names, 0)
+        let parsed = parse_with_crate(text)?;
+        convert(&parsed, &mut Names::new(), 0)
     }
 
     /// For a `["null", T]` or `[T, "null"]` union: the index of the null
@@ -114,8 +114,33 @@ fn bad(what: impl std::fmt::Display) -> Error {
     Error::InvalidData(format!("invalid Avro schema: {what}"))
 }
 
-fn id_property(object: &serde_json::Map<String, Value>, key: &str) -> Result<Option<i32>> {
-    match object.get(key) {
+/// Parses `text` with the `apache-avro` crate (which checks names,
+/// namespaces, references, unions and defaults against the Avro
+/// specification), guarding against a panic in it.
+fn parse_with_crate(text: &str) -> Result<avro::Schema> {
+    let parsed = std::panic::catch_unwind(|| avro::Schema::parse_str(text))
+        .map_err(|_| bad("the Avro schema parser failed on it"))?;
+    parsed.map_err(|e| bad(describe(&e)))
+}
+
+/// The crate's error with its causes, so that the message names what was
+/// wrong (the top-level message alone can be generic).
+fn describe(error: &avro::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+fn id_attribute(attributes: &BTreeMap<String, Value>, key: &str) -> Result<Option<i32>> {
+    match attributes.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(value) => {
             // Java writes ids as JSON numbers; some writers quote them.
@@ -132,163 +157,162 @@ fn id_property(object: &serde_json::Map<String, Value>, key: &str) -> Result<Opt
     }
 }
 
-fn parse_node(json: &Value, names: &mut HashMap<String, Schema>, depth: usize) -> Result<Schema> {
+/// Named types converted so far, by full name (a reference refers to one
+/// defined before it, as the Avro specification requires).
+type Names = HashMap<String, Schema>;
+
+fn named(names: &mut Names, name: &avro::schema::Name, schema: Schema) -> Schema {
+    names.insert(name.fullname(None), schema.clone());
+    schema
+}
+
+fn fixed(names: &mut Names, f: &avro::schema::FixedSchema, logical: Option<&str>) -> Schema {
+    let logical = logical.map(str::to_owned).or_else(|| {
+        f.attributes
+            .get("logicalType")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    named(
+        names,
+        &f.name,
+        Schema::Fixed {
+            size: f.size,
+            logical,
+        },
+    )
+}
+
+/// frazil's node for the crate's parsed schema: what the block decoder
+/// plans from, with the Iceberg ids taken from the custom attributes.
+fn convert(schema: &avro::Schema, names: &mut Names, depth: usize) -> Result<Schema> {
+    use avro::Schema as A;
     if depth > MAX_DEPTH {
         return Err(bad("nested too deeply"));
     }
-    match json {
-        Value::String(name) => primitive_or_named(name, None, names),
-        Value::Array(branches) => {
-            let parsed = branches
-                .iter()
-                .map(|b| parse_node(b, names, depth + 1))
-                .collect::<Result<Vec<_>>>()?;
-            Ok(Schema::Union(parsed))
-        }
-        Value::Object(object) => {
-            let logical = object
-                .get("logicalType")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            let type_value = object
-                .get("type")
-                .ok_or_else(|| bad("object without \"type\""))?;
-            let type_name = match type_value {
-                Value::String(s) => s.as_str(),
-                // {"type": {...}} or {"type": [...]}: a wrapped schema.
-                other => return parse_node(other, names, depth + 1),
-            };
-            match type_name {
-                "record" | "error" => {
-                    let name = full_name(object)?;
-                    let fields_json = object
-                        .get("fields")
-                        .and_then(Value::as_array)
-                        .ok_or_else(|| bad(format!("record {name} without \"fields\"")))?;
-                    let mut fields = Vec::with_capacity(fields_json.len());
-                    for field in fields_json {
-                        let field = field
-                            .as_object()
-                            .ok_or_else(|| bad(format!("record {name} has a non-object field")))?;
-                        let field_name =
-                            field.get("name").and_then(Value::as_str).ok_or_else(|| {
-                                bad(format!("record {name} has a field without a name"))
-                            })?;
-                        let schema = parse_node(
-                            field
-                                .get("type")
-                                .ok_or_else(|| bad(format!("field {field_name} without a type")))?,
-                            names,
-                            depth + 1,
-                        )?;
-                        fields.push(Field {
-                            name: field_name.to_owned(),
-                            schema,
-                            field_id: id_property(field, "field-id")?,
-                        });
-                    }
-                    let record = Schema::Record(Record {
-                        name: name.clone(),
-                        fields,
-                    });
-                    names.insert(name, record.clone());
-                    Ok(record)
-                }
-                "enum" => {
-                    let symbols = object
-                        .get("symbols")
-                        .and_then(Value::as_array)
-                        .ok_or_else(|| bad("enum without symbols"))?
-                        .len();
-                    let schema = Schema::Enum { symbols };
-                    names.insert(full_name(object)?, schema.clone());
-                    Ok(schema)
-                }
-                "fixed" => {
-                    let size = object
-                        .get("size")
-                        .and_then(Value::as_u64)
-                        .and_then(|s| usize::try_from(s).ok())
-                        .ok_or_else(|| bad("fixed without a valid size"))?;
-                    let schema = Schema::Fixed { size, logical };
-                    names.insert(full_name(object)?, schema.clone());
-                    Ok(schema)
-                }
-                "array" => {
-                    let items = parse_node(
-                        object
-                            .get("items")
-                            .ok_or_else(|| bad("array without items"))?,
-                        names,
-                        depth + 1,
-                    )?;
-                    Ok(Schema::Array {
-                        items: Box::new(items),
-                        element_id: id_property(object, "element-id")?,
-                        logical_map: logical.as_deref() == Some("map"),
-                    })
-                }
-                "map" => {
-                    let values = parse_node(
-                        object
-                            .get("values")
-                            .ok_or_else(|| bad("map without values"))?,
-                        names,
-                        depth + 1,
-                    )?;
-                    Ok(Schema::Map {
-                        values: Box::new(values),
-                        key_id: id_property(object, "key-id")?,
-                        value_id: id_property(object, "value-id")?,
-                    })
-                }
-                other => primitive_or_named(other, logical, names),
+    let logical = |name: &str| Some(name.to_owned());
+    Ok(match schema {
+        A::Null => Schema::Null,
+        A::Boolean => Schema::Boolean,
+        A::Int => Schema::Int { logical: None },
+        A::Long => Schema::Long { logical: None },
+        A::Float => Schema::Float,
+        A::Double => Schema::Double,
+        A::Bytes => Schema::Bytes { logical: None },
+        A::String => Schema::String { logical: None },
+        A::Date => Schema::Int {
+            logical: logical("date"),
+        },
+        A::TimeMillis => Schema::Int {
+            logical: logical("time-millis"),
+        },
+        A::TimeMicros => Schema::Long {
+            logical: logical("time-micros"),
+        },
+        A::TimestampMillis => Schema::Long {
+            logical: logical("timestamp-millis"),
+        },
+        A::TimestampMicros => Schema::Long {
+            logical: logical("timestamp-micros"),
+        },
+        A::TimestampNanos => Schema::Long {
+            logical: logical("timestamp-nanos"),
+        },
+        A::LocalTimestampMillis => Schema::Long {
+            logical: logical("local-timestamp-millis"),
+        },
+        A::LocalTimestampMicros => Schema::Long {
+            logical: logical("local-timestamp-micros"),
+        },
+        A::LocalTimestampNanos => Schema::Long {
+            logical: logical("local-timestamp-nanos"),
+        },
+        A::Decimal(d) => match &d.inner {
+            avro::schema::InnerDecimalSchema::Bytes => Schema::Bytes {
+                logical: logical("decimal"),
+            },
+            avro::schema::InnerDecimalSchema::Fixed(f) => fixed(names, f, Some("decimal")),
+        },
+        A::BigDecimal => Schema::Bytes {
+            logical: logical("big-decimal"),
+        },
+        A::Uuid(avro::schema::UuidSchema::String) => Schema::String {
+            logical: logical("uuid"),
+        },
+        A::Uuid(avro::schema::UuidSchema::Bytes) => Schema::Bytes {
+            logical: logical("uuid"),
+        },
+        A::Uuid(avro::schema::UuidSchema::Fixed(f)) => fixed(names, f, Some("uuid")),
+        A::Duration(f) => fixed(names, f, Some("duration")),
+        A::Fixed(f) => fixed(names, f, None),
+        A::Enum(e) => named(
+            names,
+            &e.name,
+            Schema::Enum {
+                symbols: e.symbols.len(),
+            },
+        ),
+        A::Array(array) => {
+            let items = convert(&array.items, names, depth + 1)?;
+            let element_id = id_attribute(&array.attributes, "element-id")?;
+            // Iceberg writes maps with non-string keys as arrays of key/value
+            // records with `logicalType: map` (Appendix A); the crate keeps
+            // no unknown logical type, so the shape tells: a list always has
+            // an element-id, such a map never does.
+            let logical_map = array.attributes.get("logicalType").and_then(Value::as_str)
+                == Some("map")
+                || (element_id.is_none() && is_key_value_record(&items));
+            Schema::Array {
+                items: Box::new(items),
+                element_id,
+                logical_map,
             }
         }
-        other => Err(bad(format!("unexpected JSON {other}"))),
+        A::Map(map) => Schema::Map {
+            values: Box::new(convert(&map.types, names, depth + 1)?),
+            key_id: id_attribute(&map.attributes, "key-id")?,
+            value_id: id_attribute(&map.attributes, "value-id")?,
+        },
+        A::Union(union) => Schema::Union(
+            union
+                .variants()
+                .iter()
+                .map(|v| convert(v, names, depth + 1))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        A::Record(record) => {
+            let mut fields = Vec::with_capacity(record.fields.len());
+            for field in &record.fields {
+                fields.push(Field {
+                    name: field.name.clone(),
+                    schema: convert(&field.schema, names, depth + 1)?,
+                    field_id: id_attribute(&field.custom_attributes, "field-id")?,
+                });
+            }
+            let name = record.name.fullname(None);
+            named(names, &record.name, Schema::Record(Record { name, fields }))
+        }
+        A::Ref { name } => names
+            .get(&name.fullname(None))
+            .cloned()
+            // A reference to a record from inside its own definition:
+            // recursive types are not Iceberg types.
+            .ok_or_else(|| bad(format!("type {} refers to itself", name.fullname(None))))?,
+    })
+}
+
+/// A record of exactly two fields named `key` and `value`, each with a
+/// field-id: the entry of Iceberg's array-encoded map.
+fn is_key_value_record(schema: &Schema) -> bool {
+    match schema {
+        Schema::Record(r) => {
+            r.fields.len() == 2
+                && r.fields[0].name == "key"
+                && r.fields[1].name == "value"
+                && r.fields.iter().all(|f| f.field_id.is_some())
+        }
+        _ => false,
     }
-}
-
-fn full_name(object: &serde_json::Map<String, Value>) -> Result<String> {
-    let name = object
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| bad("named type without a name"))?;
-    Ok(match object.get("namespace").and_then(Value::as_str) {
-        Some(ns) if !ns.is_empty() && !name.contains('.') => format!("{ns}.{name}"),
-        _ => name.to_owned(),
-    })
-}
-
-fn primitive_or_named(
-    name: &str,
-    logical: Option<String>,
-    names: &HashMap<String, Schema>,
-) -> Result<Schema> {
-    Ok(match name {
-        "null" => Schema::Null,
-        "boolean" => Schema::Boolean,
-        "int" => Schema::Int { logical },
-        "long" => Schema::Long { logical },
-        "float" => Schema::Float,
-        "double" => Schema::Double,
-        "bytes" => Schema::Bytes { logical },
-        "string" => Schema::String { logical },
-        other => {
-            // A reference may be unqualified while the definition carried a
-            // namespace: match on the last component too.
-            if let Some(found) = names.get(other) {
-                found.clone()
-            } else if let Some((_, found)) = names
-                .iter()
-                .find(|(full, _)| full.rsplit('.').next() == Some(other))
-            {
-                found.clone()
-            } else {
-                return Err(bad(format!("unknown type {other:?}")));
-            }
-        }
-    })
 }
 
 #[cfg(test)]
@@ -344,6 +368,145 @@ mod tests {
                 matches!(Schema::parse(text), Err(Error::InvalidData(_))),
                 "{text}"
             );
+        }
+    }
+
+    #[test]
+    fn errors_name_what_was_wrong() {
+        for (text, needle) in [
+            (
+                r#"{"type":"record","name":"r","fields":[{"name":"a","type":"nope"}]}"#,
+                "nope",
+            ),
+            (
+                r#"{"type":"record","name":"r","fields":[{"name":"a","type":"int","field-id":"x"}]}"#,
+                "field-id",
+            ),
+            (
+                r#"{"type":"record","name":"r","fields":[{"name":"a","type":["int","int"]}]}"#,
+                "nion",
+            ),
+            (
+                r#"{"type":"record","name":"r","fields":[{"name":"a","type":{"type":"fixed","name":"f"}}]}"#,
+                "size",
+            ),
+            (
+                r#"{"type":"record","name":"r","fields":[{"name":"a","type":"r"}]}"#,
+                "r",
+            ),
+        ] {
+            match Schema::parse(text) {
+                Err(Error::InvalidData(m)) => {
+                    assert!(
+                        m.starts_with("invalid Avro schema: ") && m.contains(needle),
+                        "{m}"
+                    )
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        // Deep nesting is refused, not a stack overflow.
+        let deep = format!(
+            "{}\"int\"{}",
+            "{\"type\":\"array\",\"items\":".repeat(100),
+            "}".repeat(100)
+        );
+        assert!(matches!(Schema::parse(&deep), Err(Error::InvalidData(_))));
+    }
+
+    #[test]
+    fn logical_types_names_and_references_convert() {
+        let schema = Schema::parse(
+            r#"{"type":"record","name":"r","namespace":"ns","fields":[
+                {"name":"u","type":{"type":"fixed","name":"uuid_fixed","size":16,"logicalType":"uuid"},"field-id":1},
+                {"name":"u2","type":"uuid_fixed","field-id":2},
+                {"name":"d","type":{"type":"fixed","name":"decimal_9_2","size":4,"logicalType":"decimal","precision":9,"scale":2},"field-id":3},
+                {"name":"t","type":{"type":"long","logicalType":"timestamp-micros","adjust-to-utc":true},"field-id":4},
+                {"name":"dt","type":{"type":"int","logicalType":"date"},"field-id":5},
+                {"name":"s","type":{"type":"string","logicalType":"uuid"},"field-id":6},
+                {"name":"m","type":{"type":"array","items":{"type":"record","name":"k7_v8","fields":[
+                    {"name":"key","type":"int","field-id":7},{"name":"value","type":"long","field-id":8}]}},"field-id":9},
+                {"name":"sm","type":{"type":"map","values":"int","key-id":10,"value-id":11},"field-id":12},
+                {"name":"again","type":"ns.k7_v8","field-id":13}]}"#,
+        )
+        .unwrap();
+        let Schema::Record(record) = schema else {
+            panic!("not a record")
+        };
+        let types: Vec<&Schema> = record.fields.iter().map(|f| &f.schema).collect();
+        let uuid = Schema::Fixed {
+            size: 16,
+            logical: Some("uuid".into()),
+        };
+        assert_eq!(types[0], &uuid);
+        assert_eq!(types[1], &uuid);
+        assert_eq!(
+            types[2],
+            &Schema::Fixed {
+                size: 4,
+                logical: Some("decimal".into())
+            }
+        );
+        assert_eq!(
+            types[3],
+            &Schema::Long {
+                logical: Some("timestamp-micros".into())
+            }
+        );
+        assert_eq!(
+            types[4],
+            &Schema::Int {
+                logical: Some("date".into())
+            }
+        );
+        assert_eq!(
+            types[5],
+            &Schema::String {
+                logical: Some("uuid".into())
+            }
+        );
+        // No logicalType: map, but a key/value record without element-id.
+        assert!(matches!(
+            types[6],
+            Schema::Array {
+                logical_map: true,
+                element_id: None,
+                ..
+            }
+        ));
+        assert!(matches!(
+            types[7],
+            Schema::Map {
+                key_id: Some(10),
+                value_id: Some(11),
+                ..
+            }
+        ));
+        assert!(matches!(types[8], Schema::Record(r) if r.name == "ns.k7_v8"));
+    }
+
+    proptest::proptest! {
+        /// Mangled schema text (truncated, bytes replaced) is an error or a
+        /// schema, never a panic.
+        #[test]
+        fn mangled_schemas_never_panic(
+            cut in 0usize..700,
+            edits in proptest::collection::vec((0usize..400, proptest::prelude::any::<u8>()), 0..6),
+        ) {
+            let text = r#"{"type":"record","name":"r","namespace":"a.b","fields":[
+                {"name":"x","type":["null",{"type":"fixed","name":"f","size":16,"logicalType":"uuid"}],"field-id":1},
+                {"name":"y","type":{"type":"array","items":{"type":"record","name":"k1_v2","fields":[
+                  {"name":"key","type":"int","field-id":1},{"name":"value","type":"f","field-id":2}]}},"field-id":3},
+                {"name":"z","type":{"type":"bytes","logicalType":"decimal","precision":4,"scale":2},"field-id":4}]}"#;
+            let mut bytes = text.as_bytes().to_vec();
+            for (at, byte) in edits {
+                if let Some(b) = bytes.get_mut(at) {
+                    *b = byte;
+                }
+            }
+            bytes.truncate(cut.max(1));
+            let mangled = String::from_utf8_lossy(&bytes);
+            let _ = Schema::parse(&mangled);
         }
     }
 }

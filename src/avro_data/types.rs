@@ -7,8 +7,10 @@
 //! from timestamp), decimals and uuids.
 //!
 //! This reads the schema JSON itself rather than [`crate::avro::schema`]'s
-//! parsed nodes, which keep only what decoding needs (no decimal precision,
-//! no `adjust-to-utc`).
+//! parsed nodes: the `apache-avro` crate that parses those (and has
+//! already validated this schema when the header was read) keeps no custom
+//! attribute of a logical type and no `logicalType: map`, so it cannot tell
+//! timestamptz (`adjust-to-utc: true`) from timestamp.
 
 use std::collections::HashMap;
 

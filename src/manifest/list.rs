@@ -11,8 +11,8 @@ use super::project::replace_child;
 use super::reader::{format_version, to_batch};
 use super::schema::manifest_file_fields;
 use super::writer::conform;
-use crate::avro::encode::{avro_schema, encode_struct};
-use crate::avro::{self, container, Codec};
+use crate::avro::encode::avro_schema;
+use crate::avro::{self, container, write_rows, Codec, ContainerWriter};
 use crate::error::{Error, Result};
 use crate::types::Type;
 
@@ -97,6 +97,15 @@ pub struct ListOptions {
 pub fn write_manifest_list(
     manifests: &StructArray,
     options: &ListOptions,
+) -> Result<(Vec<u8>, Option<i64>)> {
+    write_manifest_list_using(manifests, options, ContainerWriter::HandWritten)
+}
+
+/// [`write_manifest_list`] with the container writer `writer`.
+pub fn write_manifest_list_using(
+    manifests: &StructArray,
+    options: &ListOptions,
+    writer: ContainerWriter,
 ) -> Result<(Vec<u8>, Option<i64>)> {
     let version = options.format_version;
     if !(1..=3).contains(&version) {
@@ -195,13 +204,16 @@ pub fn write_manifest_list(
         metadata.push(("first-row-id".to_owned(), first.to_string()));
     }
     metadata.push(("format-version".to_owned(), version.to_string()));
-    let mut writer = container::Writer::new(&schema, &metadata, options.codec);
-    for row in 0..rows.len() {
-        encode_struct(&fields, &rows, row, writer.record_buffer())
-            .map_err(|e| Error::InvalidValue(format!("manifest list row {row}: {e}")))?;
-        writer.end_record()?;
-    }
-    Ok((writer.finish()?, next_row_id))
+    let file = write_rows(
+        writer,
+        &schema,
+        &metadata,
+        options.codec,
+        &fields,
+        &rows,
+        "manifest list row",
+    )?;
+    Ok((file, next_row_id))
 }
 
 fn int_column(array: &StructArray, name: &str) -> Result<Vec<Option<i32>>> {

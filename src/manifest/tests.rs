@@ -566,3 +566,82 @@ fn metric_keys_keep_only_those_entries() {
     let none = read(Some(&[]));
     assert_eq!(map_keys(&none, "column_sizes"), vec![Vec::<i32>::new(); 4]);
 }
+
+/// `file` with every copy of its sync marker (its last 16 bytes) zeroed.
+fn without_sync(file: &[u8]) -> Vec<u8> {
+    let sync = file[file.len() - 16..].to_vec();
+    let mut out = file.to_vec();
+    let mut i = 0;
+    while i + 16 <= out.len() {
+        if out[i..i + 16] == sync[..] {
+            out[i..i + 16].fill(0);
+            i += 16;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn the_crate_writer_writes_what_the_hand_written_one_does() {
+    use crate::avro::ContainerWriter::{Crate, HandWritten};
+    use writer::write_manifest_using;
+    let rows = entries(&sample());
+    for version in [1u8, 2, 3] {
+        for codec in [Codec::Null, Codec::Deflate, Codec::Snappy, Codec::Zstandard] {
+            let opts = ManifestOptions {
+                codec,
+                ..options(version)
+            };
+            let (hand, hand_stats) = write_manifest_using(&rows, &opts, HandWritten).unwrap();
+            let (by_crate, crate_stats) = write_manifest_using(&rows, &opts, Crate).unwrap();
+            assert_eq!(hand_stats, crate_stats);
+            if codec == Codec::Null {
+                // Same header, same records, same blocks: only the sync differs.
+                assert_eq!(without_sync(&hand), without_sync(&by_crate), "v{version}");
+            }
+            let read = |file: &[u8]| read_manifest(file, "m.avro", None, None).unwrap();
+            assert_eq!(read(&hand), read(&by_crate), "v{version} {codec:?}");
+            let header = container::read_header(&by_crate).unwrap();
+            assert_eq!(header.codec, codec);
+            assert_eq!(header.meta_str("partition-spec-id"), Some("2"));
+            assert_eq!(header.meta_str("content"), Some("data"));
+        }
+        let (_, stats) = write_manifest(&rows, &options(version)).unwrap();
+        let row = manifest_file_row("m.avro", 10, 2, false, Some(77), &stats).unwrap();
+        let opts = ListOptions {
+            format_version: version,
+            snapshot_id: 77,
+            parent_snapshot_id: Some(5),
+            sequence_number: 12,
+            first_row_id: Some(500),
+            codec: Codec::Null,
+        };
+        let (hand, _) = list::write_manifest_list_using(&row, &opts, HandWritten).unwrap();
+        let (by_crate, _) = list::write_manifest_list_using(&row, &opts, Crate).unwrap();
+        assert_eq!(
+            without_sync(&hand),
+            without_sync(&by_crate),
+            "list v{version}"
+        );
+    }
+}
+
+#[test]
+fn the_crate_writer_refuses_bad_entries_naming_them() {
+    use crate::avro::ContainerWriter::Crate;
+    use writer::write_manifest_using;
+    let e = entries(&sample());
+    let df = e.column_by_name("data_file").unwrap().as_struct().clone();
+    // A required column that is null in entry 1.
+    let formats = StringArray::from(vec![Some("PARQUET"), None, Some("ORC"), Some("AVRO")]);
+    let df = project::replace_child(&df, "file_format", Arc::new(formats)).unwrap();
+    let broken = project::replace_child(&e, "data_file", Arc::new(df)).unwrap();
+    let err = write_manifest_using(&broken, &options(2), Crate).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidValue(m)
+            if m.contains("manifest entry 1") && m.contains("file_format")),
+        "{err:?}"
+    );
+}

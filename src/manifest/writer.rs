@@ -13,8 +13,8 @@ use super::project::replace_child;
 use super::schema::entry_write_fields;
 use super::summary::{summarize, FieldSummary};
 use crate::avro::columns::arrow_type;
-use crate::avro::encode::{avro_schema, encode_struct};
-use crate::avro::{container, Codec};
+use crate::avro::encode::avro_schema;
+use crate::avro::{write_rows, Codec, ContainerWriter};
 use crate::error::{Error, Result};
 use crate::spec::partition::partition_type_of;
 use crate::types::{NestedField, Type};
@@ -141,6 +141,16 @@ fn i32_values(array: &StructArray, name: &str) -> Result<Vec<Option<i32>>> {
 pub fn write_manifest(
     entries: &StructArray,
     options: &ManifestOptions,
+) -> Result<(Vec<u8>, ManifestStats)> {
+    write_manifest_using(entries, options, ContainerWriter::HandWritten)
+}
+
+/// [`write_manifest`] with the container writer `writer` (the benchmark
+/// compares them).
+pub fn write_manifest_using(
+    entries: &StructArray,
+    options: &ManifestOptions,
+    writer: ContainerWriter,
 ) -> Result<(Vec<u8>, ManifestStats)> {
     let version = options.format_version;
     if !(1..=3).contains(&version) {
@@ -291,13 +301,16 @@ pub fn write_manifest(
         ),
     ];
     let schema = avro_schema(&fields, "manifest_entry").to_string();
-    let mut writer = container::Writer::new(&schema, &metadata, options.codec);
-    for row in 0..rows.len() {
-        encode_struct(&fields, &rows, row, writer.record_buffer())
-            .map_err(|e| Error::InvalidValue(format!("manifest entry {row}: {e}")))?;
-        writer.end_record()?;
-    }
-    Ok((writer.finish()?, stats))
+    let file = write_rows(
+        writer,
+        &schema,
+        &metadata,
+        options.codec,
+        &fields,
+        &rows,
+        "manifest entry",
+    )?;
+    Ok((file, stats))
 }
 
 /// The `partition-spec` metadata value: the spec's fields array, as Java

@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod arrow;
+mod avro_bench_hooks;
 mod avro_data;
 mod deletes;
 mod equality_deletes;
@@ -37,6 +38,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     expressions::register(m)?;
     expressions_test_hooks::register(m)?;
     file_match::register(m)?;
+    avro_bench_hooks::register(m)?;
     spec::register(m)?;
     Ok(())
 }

@@ -656,7 +656,7 @@ class SqlCatalog(Catalog):
                 time.sleep(0.05 * 2**attempt)
                 continue
             return self.load_view(ident)
-        raise AssertionError("unreachable")  # pragma: no cover
+        raise ValidationError(f"replace_view retries must be at least 0, got {retries}")
 
     def drop_view(self, identifier: IdentifierLike) -> None:
         ident = self._identifier(identifier, "view")

@@ -4,7 +4,8 @@ schedule.
 - :func:`write_section` replaces one benchmark's marker-delimited section of RESULTS.md,
   keeping the other benchmarks' ones;
 - :func:`header` and its parts: the lines every section starts with (title, date, command,
-  frazil's version and git revision, machine and load average, Python and pyarrow);
+  frazil's version and git revision, machine and load average, Python and pyarrow), and
+  :func:`how_to_run`, the subsection most end with;
 - :func:`min_median` and :func:`ratio_of`: the "min (median)" cells and time ratios;
 - :func:`interleaved`: the rounds in which every contender runs every case, its order rotated
   each round.
@@ -147,6 +148,21 @@ def environment_lines(load: Load, notes: Sequence[str]) -> list[str]:
     return [
         machine_line(load_text(load[0]), load_text(load[1])),
         f"- Python {platform.python_version()}, pyarrow {version('pyarrow')}; " + "; ".join(notes),
+    ]
+
+
+def how_to_run(*commands: str) -> list[str]:
+    """The "How to run" subsection: a release build, a look at the load, then ``commands``;
+    the caller adds its options paragraph after it."""
+    return [
+        "### How to run",
+        "",
+        "```sh",
+        "VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release",
+        "uptime    # prefer a quiet machine",
+        *commands,
+        "```",
+        "",
     ]
 
 

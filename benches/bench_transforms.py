@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 # Run as a script: benches/ is on sys.path, so its modules import by name.
-from _report import header, load_text, machine_line, version, write_section
+from _report import header, how_to_run, load_text, machine_line, version, write_section
 
 BENCH_DIR = Path(__file__).resolve().parent
 SCRIPT = "benches/bench_transforms.py"
@@ -694,15 +694,10 @@ def write_results(
         "1900-2100. No nulls.",
         info["notes"],
         "",
-        "### How to run",
-        "",
-        "```sh",
-        "VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release",
-        "uptime    # prefer a quiet machine",
-        ".venv/bin/python benches/bench_transforms.py           # ~5 minutes",
-        ".venv/bin/python benches/bench_transforms.py --quick   # 10x smaller data",
-        "```",
-        "",
+        *how_to_run(
+            ".venv/bin/python benches/bench_transforms.py           # ~5 minutes",
+            ".venv/bin/python benches/bench_transforms.py --quick   # 10x smaller data",
+        ),
         "Options: `--reps N`, `--impls frazil,mmh3,java` (pyiceberg-core always runs: it is "
         "the reference), `--java-warmup N`, `--seed N`, `--output PATH`.",
         "",

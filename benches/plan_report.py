@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from _report import Load, Stat, environment_lines, header, min_median, write_section
+from _report import Load, Stat, environment_lines, header, how_to_run, min_median, write_section
 
 if TYPE_CHECKING:
     from bench_plan import Case, Fresh, Outcome
@@ -233,14 +233,7 @@ def section(
         "bounds and counts on 11 (strings truncated to 16 characters, doubles with NaN "
         "counts, decimal, date, boolean). See benches/plan_table.py.",
         "",
-        "### How to run",
-        "",
-        "```sh",
-        "VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release",
-        "uptime    # prefer a quiet machine",
-        ".venv/bin/python benches/bench_plan.py",
-        "```",
-        "",
+        *how_to_run(".venv/bin/python benches/bench_plan.py"),
         "Options: `--only frazil,pyiceberg,java`, `--rounds N`, `--java-warmup N`, "
         "`--java-opts '...'`, `--fresh-runs N`, `--skip-fresh`, `--days N`, "
         "`--files-per-day N`, `--output PATH`. The table is generated on the first run "

@@ -12,6 +12,7 @@ from _report import (
     cpu_model,
     environment_lines,
     header,
+    how_to_run,
     min_median,
     ratio_cell,
     ratio_of,
@@ -197,15 +198,10 @@ def section(
         "table whose partition field is then dropped, with one global equality delete file on "
         "`id` (`id % 10 = 7`) written by Java's `EqualityDeleteWriter` through py4j.",
         "",
-        "### How to run",
-        "",
-        "```sh",
-        "VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release",
-        "uptime    # prefer a quiet machine",
-        ".venv/bin/python benches/bench_read.py            # 10M rows",
-        ".venv/bin/python benches/bench_read.py --small    # 1M rows, a quick check",
-        "```",
-        "",
+        *how_to_run(
+            ".venv/bin/python benches/bench_read.py            # 10M rows",
+            ".venv/bin/python benches/bench_read.py --small    # 1M rows, a quick check",
+        ),
         "Options: `--only frazil,pyiceberg,duckdb,pyarrow`, `--rounds N`, `--rows N`, "
         "`--output PATH`, `--no-write`. The tables are built by Spark on the first run and "
         "cached under benches/.work/.",

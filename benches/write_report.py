@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from _report import Load, environment_lines, header, min_median, ratio_cell, ratio_of
+from _report import Load, environment_lines, header, how_to_run, min_median, ratio_cell, ratio_of
 from read_report import seconds, write
 
 if TYPE_CHECKING:
@@ -142,15 +142,10 @@ def section(
         "- The floors do no Iceberg work: no partitioning, no field ids, no metrics, no "
         "manifests; the same for both cases.",
         "",
-        "### How to run",
-        "",
-        "```sh",
-        "VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release",
-        "uptime    # prefer a quiet machine",
-        ".venv/bin/python benches/bench_write.py            # 10M rows",
-        ".venv/bin/python benches/bench_write.py --small    # 1M rows, a quick check",
-        "```",
-        "",
+        *how_to_run(
+            ".venv/bin/python benches/bench_write.py            # 10M rows",
+            ".venv/bin/python benches/bench_write.py --small    # 1M rows, a quick check",
+        ),
         "Options: `--only frazil,pyiceberg,pyarrow,pyarrow-parallel`, `--rounds N`, `--rows N`, "
         "`--output PATH`, `--no-write`.",
     ]

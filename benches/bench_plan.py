@@ -42,6 +42,7 @@ from typing import Any
 
 # Run as a script: benches/ is on sys.path, so its modules import by name.
 import plan_report
+from _report import interleaved
 from plan_table import PlanTable, cached_table
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -370,15 +371,11 @@ def time_rounds(
     rounds: int,
     started: float,
 ) -> None:
-    for r in range(rounds):
-        for case in all_cases:
-            k = r % len(contenders)
-            for c in contenders[k:] + contenders[:k]:
-                out = outcomes[c.name, case.name]
-                if out.status == "ok":
-                    out.times.append(c.time_once(case))
-                    gc.collect()
-        print(f"  round {r + 1}/{rounds} done at {time.monotonic() - started:.0f} s", flush=True)
+    for c, case in interleaved(contenders, all_cases, rounds, started):
+        out = outcomes[c.name, case.name]
+        if out.status == "ok":
+            out.times.append(c.time_once(case))
+            gc.collect()
 
 
 # ------------------------------------------------------------------ fresh-process figures

@@ -56,6 +56,7 @@ import pyarrow.compute as pc
 
 # Run as a script: benches/ is on sys.path, so its modules import by name.
 import read_report
+from _report import interleaved
 from read_table import Variant, cached_memory_table, cached_tables
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -291,22 +292,18 @@ def time_rounds(
     rounds: int,
     started: float,
 ) -> None:
-    for r in range(rounds):
-        for variant in variants:
-            k = r % len(contenders)
-            for c in contenders[k:] + contenders[:k]:
-                out = outcomes[c.name, variant.name]
-                if out.status != "ok":
-                    continue
-                start, cpu = time.perf_counter(), time.process_time()
-                table = c.read(variant)
-                out.times.append(time.perf_counter() - start)
-                out.cpu.append(time.process_time() - cpu)
-                if table.num_rows != (out.signature.rows if out.signature else -1):
-                    raise AssertionError(f"{c.name} read {table.num_rows} rows of {variant.name}")
-                del table
-                gc.collect()
-        print(f"  round {r + 1}/{rounds} done at {time.monotonic() - started:.0f} s", flush=True)
+    for c, variant in interleaved(contenders, variants, rounds, started):
+        out = outcomes[c.name, variant.name]
+        if out.status != "ok":
+            continue
+        start, cpu = time.perf_counter(), time.process_time()
+        table = c.read(variant)
+        out.times.append(time.perf_counter() - start)
+        out.cpu.append(time.process_time() - cpu)
+        if table.num_rows != (out.signature.rows if out.signature else -1):
+            raise AssertionError(f"{c.name} read {table.num_rows} rows of {variant.name}")
+        del table
+        gc.collect()
 
 
 # --------------------------------------------------------------------- streaming memory

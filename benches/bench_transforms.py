@@ -18,17 +18,13 @@ Writes benches/RESULTS.md (or --output). Build frazil in release first:
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gc
-import importlib.metadata
 import os
 import platform
-import shlex
 import shutil
 import statistics
 import struct
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -41,8 +37,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+# Run as a script: benches/ is on sys.path, so its modules import by name.
+from _report import header, how_to_run, load_text, machine_line, version, write_section
+
 BENCH_DIR = Path(__file__).resolve().parent
-REPO = BENCH_DIR.parent
+SCRIPT = "benches/bench_transforms.py"
 JAVA_SOURCE = BENCH_DIR / "java" / "TransformsBench.java"
 ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 NUM_BUCKETS = 16
@@ -477,7 +476,7 @@ def run(args: argparse.Namespace) -> tuple[dict[tuple[str, str], Outcome], dict[
             f"timing {args.reps} interleaved repetitions from {time.monotonic() - t_start:.0f} s",
             flush=True,
         )
-        info["load_before"] = load_average()
+        info["load_before"] = load_text(os.getloadavg())
         info["fault_floor"] = fault_floor(n_big)
         gc.collect()
         gc.disable()
@@ -494,7 +493,7 @@ def run(args: argparse.Namespace) -> tuple[dict[tuple[str, str], Outcome], dict[
                 flush=True,
             )
         gc.enable()
-        info["load_after"] = load_average()
+        info["load_after"] = load_text(os.getloadavg())
     finally:
         if java is not None:
             java.close()
@@ -534,56 +533,6 @@ def _fill_fresh(n: int) -> int:
     elapsed = time.perf_counter_ns() - t0
     del out
     return elapsed
-
-
-def load_average() -> str:
-    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def git_revision() -> str:
-    try:
-        rev = subprocess.run(
-            ["git", "-C", str(REPO), "describe", "--always", "--dirty"],
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()  # fmt: skip
-        branch = subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "--abbrev-ref", "HEAD"],
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()  # fmt: skip
-        return f"{rev} (branch {branch})"
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def command_line() -> str:
-    exe = Path(sys.executable)
-    try:
-        exe = exe.relative_to(Path.cwd())
-    except ValueError:
-        pass
-    script = Path(sys.argv[0]).resolve()
-    try:
-        script = script.relative_to(Path.cwd())
-    except ValueError:
-        pass
-    return shlex.join([str(exe), str(script), *sys.argv[1:]])
 
 
 def fmt(x: float) -> str:
@@ -666,22 +615,14 @@ def write_results(
     args: argparse.Namespace,
 ) -> None:
     impls = info["impls"].split(",")
-    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     problems = [
         f"- {o.impl}, {o.case}: {o.status if o.status != 'ok' else o.flag}"
         for o in outcomes.values()
         if o.status not in ("ok", "not applicable") or o.flag
     ]
     lines = [
-        "## Partition transforms (`benches/bench_transforms.py`)",
-        "",
-        "Produced by `benches/bench_transforms.py` (do not edit this section by hand; re-run it).",
-        "",
-        f"- Date: {now}",
-        f"- Command: `{command_line()}`",
-        f"- frazil: {version('frazil')}, git {git_revision()}",
-        f"- Machine: {cpu_model()}, {os.cpu_count()} cores; load average (1/5/15 min) "
-        f"{info['load_before']} before timing, {info['load_after']} after",
+        *header("Partition transforms (`benches/bench_transforms.py`)", SCRIPT),
+        machine_line(info["load_before"], info["load_after"]),
         f"- Python {platform.python_version()}, pyarrow {version('pyarrow')}, "
         f"pyiceberg-core {version('pyiceberg-core')}, mmh3 {version('mmh3')}, "
         f"Java {info.get('java', 'not run')} (Apache Iceberg 1.10.2)",
@@ -753,37 +694,18 @@ def write_results(
         "1900-2100. No nulls.",
         info["notes"],
         "",
-        "### How to run",
-        "",
-        "```sh",
-        "VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release",
-        "uptime    # prefer a quiet machine",
-        ".venv/bin/python benches/bench_transforms.py           # ~5 minutes",
-        ".venv/bin/python benches/bench_transforms.py --quick   # 10x smaller data",
-        "```",
-        "",
+        *how_to_run(
+            ".venv/bin/python benches/bench_transforms.py           # ~5 minutes",
+            ".venv/bin/python benches/bench_transforms.py --quick   # 10x smaller data",
+        ),
         "Options: `--reps N`, `--impls frazil,mmh3,java` (pyiceberg-core always runs: it is "
         "the reference), `--java-warmup N`, `--seed N`, `--output PATH`.",
         "",
     ]
-    splice_section(path, "\n".join(lines))
+    write_section(path, MARKERS, "\n".join(lines))
 
 
-BEGIN = "<!-- transforms results: begin -->"
-END = "<!-- transforms results: end -->"
-
-
-def splice_section(path: Path, section: str) -> None:
-    """Replace this benchmark's section of RESULTS.md, keeping the other benchmarks' ones."""
-    text = path.read_text() if path.exists() else "# Benchmark results\n"
-    block = f"{BEGIN}\n{section.rstrip()}\n{END}"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-        text = head + block + tail
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
+MARKERS = ("<!-- transforms results: begin -->", "<!-- transforms results: end -->")
 
 
 def main() -> None:
@@ -799,7 +721,8 @@ def main() -> None:
         args.reps = 5 if args.quick else 20
     outcomes, info = run(args)
     write_results(args.output, outcomes, info, args)
-    print(args.output.read_text().split(BEGIN, 1)[1].split(END, 1)[0])
+    begin, end = MARKERS
+    print(args.output.read_text().split(begin, 1)[1].split(end, 1)[0])
 
 
 if __name__ == "__main__":

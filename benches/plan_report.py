@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import os
-import platform
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench_transforms import command_line, cpu_model, git_revision, version
+from _report import Load, Stat, environment_lines, header, how_to_run, min_median, write_section
 
 if TYPE_CHECKING:
     from bench_plan import Case, Fresh, Outcome
     from plan_table import PlanTable
 
-BEGIN = "<!-- planning results: begin -->"
-END = "<!-- planning results: end -->"
+MARKERS = ("<!-- planning results: begin -->", "<!-- planning results: end -->")
 LABELS = {"frazil": "frazil", "pyiceberg": "pyiceberg", "java": "Iceberg Java"}
 # Issue 10's figures for this kind of machine (2 cores), seconds: (pyiceberg, Java).
 REFERENCE: dict[str, tuple[float | None, float]] = {
@@ -31,8 +27,6 @@ TARGET_X = {"java": 3.5, "pyiceberg": 40.0}  # frazil at least this many times f
 IMPORT_TARGET = 0.050  # import frazil: at most this much more than import pyarrow
 FIRST_PLAN_TARGET = 0.020  # first plan in a fresh process: at most this much over steady state
 RSS_TARGET = 300 * 1024 * 1024
-
-Stat = Callable[[list[float]], float]
 
 
 def seconds(x: float) -> str:
@@ -56,7 +50,7 @@ def _cell(out: Outcome) -> str:
         return "unsupported"
     if not out.times:
         return f"**{out.status}**"
-    return f"{seconds(min(out.times))} ({seconds(statistics.median(out.times))})"
+    return min_median(out.times, seconds)
 
 
 def _speedup(outs: dict[tuple[str, str], Outcome], peer: str, case: str, stat: Stat) -> str:
@@ -159,28 +153,18 @@ def section(
     notes: list[str],
     outcomes: dict[tuple[str, str], Outcome],
     fresh: Fresh | None,
-    load: tuple[Sequence[float], Sequence[float]],
+    load: Load,
     rounds: int,
     elapsed: float,
 ) -> str:
-    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    loads = [" / ".join(f"{x:.2f}" for x in avg) for avg in load]
     reference = []
     for case in cases:
         if case.name in REFERENCE:
             py, java = REFERENCE[case.name]
             reference.append(f"{case.label} {'unsupported' if py is None else py} / {java}")
     lines = [
-        "## Scan planning (`benches/bench_plan.py`)",
-        "",
-        "Produced by `benches/bench_plan.py` (do not edit this section by hand; re-run it).",
-        "",
-        f"- Date: {now}",
-        f"- Command: `{command_line()}`",
-        f"- frazil: {version('frazil')}, git {git_revision()}",
-        f"- Machine: {cpu_model()}, {os.cpu_count()} cores; load average (1/5/15 min) "
-        f"{loads[0]} before timing, {loads[1]} after",
-        f"- Python {platform.python_version()}, pyarrow {version('pyarrow')}; " + "; ".join(notes),
+        *header("Scan planning (`benches/bench_plan.py`)", "benches/bench_plan.py"),
+        *environment_lines(load, notes),
         f"- Table: {table.data_files:,} data files in {table.data_manifests} manifests, "
         f"{table.position_deletes:,} position delete files in {table.delete_manifests} delete "
         f"manifests (snapshot 1), {table.equality_deletes} equality delete files in 2 more "
@@ -249,14 +233,7 @@ def section(
         "bounds and counts on 11 (strings truncated to 16 characters, doubles with NaN "
         "counts, decimal, date, boolean). See benches/plan_table.py.",
         "",
-        "### How to run",
-        "",
-        "```sh",
-        "VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release",
-        "uptime    # prefer a quiet machine",
-        ".venv/bin/python benches/bench_plan.py",
-        "```",
-        "",
+        *how_to_run(".venv/bin/python benches/bench_plan.py"),
         "Options: `--only frazil,pyiceberg,java`, `--rounds N`, `--java-warmup N`, "
         "`--java-opts '...'`, `--fresh-runs N`, `--skip-fresh`, `--days N`, "
         "`--files-per-day N`, `--output PATH`. The table is generated on the first run "
@@ -267,11 +244,4 @@ def section(
 
 def splice(path: Path, section_text: str) -> None:
     """Replaces this benchmark's section of ``path``, keeping the other benchmarks' ones."""
-    text = path.read_text() if path.exists() else "# Benchmark results\n"
-    block = f"{BEGIN}\n{section_text.rstrip()}\n{END}"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + block + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
+    write_section(path, MARKERS, section_text)

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import platform
-import statistics
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench_transforms import command_line, cpu_model, git_revision, version
+from _report import (
+    Load,
+    cpu_model,
+    environment_lines,
+    header,
+    how_to_run,
+    min_median,
+    ratio_cell,
+    ratio_of,
+    version,
+    write_section,
+)
 
 if TYPE_CHECKING:
     from bench_read import Outcome, Stream
@@ -35,8 +43,7 @@ VARIANT_LABELS = {
 FLOOR_TARGET = {"none": 1.15, "positional": 1.3, "equality": 2.0}  # frazil / floor at most
 PEERS = ("pyiceberg", "duckdb")  # frazil faster than each, on every variant
 RSS_TARGET = 1 << 30
-
-Stat = Callable[[list[float]], float]
+SCRIPT = "benches/bench_read.py"
 
 
 def seconds(x: float) -> str:
@@ -56,18 +63,7 @@ def _cell(out: Outcome | None, cpu: bool = False) -> str:
         return f"not done: {out.status.removeprefix('timed out: ')}"
     if not out.times:
         return f"**{out.status}**"
-    xs = out.cpu if cpu else out.times
-    return f"{seconds(min(xs))} ({seconds(statistics.median(xs))})"
-
-
-def _ratio(
-    ours: Outcome | None, theirs: Outcome | None, stat: Stat, cpu: bool = False
-) -> float | None:
-    if ours is None or theirs is None or not ours.times or not theirs.times:
-        return None
-    if cpu:
-        return stat(ours.cpu) / stat(theirs.cpu)
-    return stat(ours.times) / stat(theirs.times)
+    return min_median(out.cpu if cpu else out.times, seconds)
 
 
 def _variant_label(tables: ReadTables, name: str) -> str:
@@ -95,9 +91,7 @@ def times_table(
             if theirs is not None and theirs.status != "ok":
                 row.append(theirs.status.split(":")[0])
                 continue
-            lo, med = (_ratio(outs.get(("frazil", v.name)), theirs, s, cpu)
-                       for s in (min, statistics.median))  # fmt: skip
-            row.append(f"{lo:.2f}x / {med:.2f}x" if lo is not None and med is not None else "")
+            row.append(ratio_cell(outs.get(("frazil", v.name)), theirs, cpu))
         lines.append("| " + " | ".join(row) + " |")
     return lines
 
@@ -111,7 +105,7 @@ def verdicts(
     for v in tables.variants:
         ours = outs.get(("frazil", v.name))
         parts = []
-        floor = _ratio(ours, outs.get(("pyarrow", v.name)), min)
+        floor = ratio_of(ours, outs.get(("pyarrow", v.name)), min)
         target = FLOOR_TARGET[v.name]
         if floor is not None:
             met = "met" if floor <= target else "**MISS**"
@@ -128,7 +122,7 @@ def verdicts(
                     f"{LABELS[peer]} {theirs.status} (frazil {seconds(min(ours.times))}): met"
                 )
                 continue
-            x = _ratio(ours, theirs, min)
+            x = ratio_of(ours, theirs, min)
             if x is None:
                 continue
             met = "met" if x < 1 else "**MISS**"
@@ -137,47 +131,21 @@ def verdicts(
     return lines
 
 
-def _frazil_version() -> str:
-    installed = version("frazil")
-    if installed != "not installed":
-        return installed
-    import frazil  # an editable checkout (a .pth to python/): no distribution metadata
-
-    return f"{getattr(frazil, '__version__', '?')} (from {Path(frazil.__file__).parent})"
-
-
-def _header(small: bool, title: str) -> list[str]:
-    scale = " (SMALL SCALE: `--small`, a quick check, not the issue's figures)" if small else ""
-    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return [
-        f"## {title}{scale}",
-        "",
-        "Produced by `benches/bench_read.py` (do not edit this section by hand; re-run it).",
-        "",
-        f"- Date: {now}",
-        f"- Command: `{command_line()}`",
-        f"- frazil: {_frazil_version()}, git {git_revision()}",
-    ]
-
-
 def section(
     *,
     tables: ReadTables,
     contenders: list[str],
     notes: list[str],
     outcomes: dict[tuple[str, str], Outcome],
-    load: tuple[Sequence[float], Sequence[float]],
+    load: Load,
     rounds: int,
     small: bool,
     elapsed: float,
 ) -> str:
-    loads = [" / ".join(f"{x:.2f}" for x in avg) for avg in load]
     none = tables.variant("none")
     lines = [
-        *_header(small, "Reading tables (`benches/bench_read.py`)"),
-        f"- Machine: {cpu_model()}, {os.cpu_count()} cores; load average (1/5/15 min) "
-        f"{loads[0]} before timing, {loads[1]} after",
-        f"- Python {platform.python_version()}, pyarrow {version('pyarrow')}; " + "; ".join(notes),
+        *header("Reading tables (`benches/bench_read.py`)", SCRIPT, small=small),
+        *environment_lines(load, notes),
         f"- Tables (benches/read_table.py, written by Iceberg Java 1.10.2 through PySpark in "
         f"{tables.generation_seconds:.0f} s): {tables.rows:,} rows in "
         f"{len(none.data_files)} Parquet files ({none.data_bytes / 1e6:.0f} MB), partitioned "
@@ -230,15 +198,10 @@ def section(
         "table whose partition field is then dropped, with one global equality delete file on "
         "`id` (`id % 10 = 7`) written by Java's `EqualityDeleteWriter` through py4j.",
         "",
-        "### How to run",
-        "",
-        "```sh",
-        "VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release",
-        "uptime    # prefer a quiet machine",
-        ".venv/bin/python benches/bench_read.py            # 10M rows",
-        ".venv/bin/python benches/bench_read.py --small    # 1M rows, a quick check",
-        "```",
-        "",
+        *how_to_run(
+            ".venv/bin/python benches/bench_read.py            # 10M rows",
+            ".venv/bin/python benches/bench_read.py --small    # 1M rows, a quick check",
+        ),
         "Options: `--only frazil,pyiceberg,duckdb,pyarrow`, `--rounds N`, `--rows N`, "
         "`--output PATH`, `--no-write`. The tables are built by Spark on the first run and "
         "cached under benches/.work/.",
@@ -251,7 +214,7 @@ def memory_section(
 ) -> str:
     v = tables.variants[0]
     lines = [
-        *_header(small, "Streaming memory (`benches/bench_read.py --memory`)"),
+        *header("Streaming memory (`benches/bench_read.py --memory`)", SCRIPT, small=small),
         f"- Machine: {cpu_model()}, {os.cpu_count()} cores; Python {platform.python_version()}, "
         f"pyarrow {version('pyarrow')}",
         f"- Table (benches/read_table.py, built by Iceberg Java through PySpark in "
@@ -298,17 +261,10 @@ def memory_section(
 
 
 def write(path: Path | None, markers: tuple[str, str], section_text: str) -> None:
-    """Replaces this section of ``path``, keeping the other benchmarks' ones."""
+    """Replaces this section of ``path``, keeping the other benchmarks' ones (``None``: the
+    ``--no-write`` option)."""
     if path is None:
         print("not written (--no-write)")
         return
-    begin, end = markers
-    text = path.read_text() if path.exists() else "# Benchmark results\n"
-    block = f"{begin}\n{section_text.rstrip()}\n{end}"
-    if begin in text and end in text:
-        head, rest = text.split(begin, 1)
-        text = head + block + rest.split(end, 1)[1]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
+    write_section(path, markers, section_text)
     print(f"written to {path}")

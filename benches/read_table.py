@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -43,10 +42,10 @@ from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
+INTEROP = ROOT / "tests" / "interop"
 WORK = BENCH_DIR / ".work"
 # Bump when the generated tables change, so stale caches are not reused.
 GENERATOR_VERSION = 2
-ICEBERG_VERSION = "1.10.2"
 CATALOG = "ref"
 NAMESPACE = "bench"
 RS = "\u001e"  # PlanReferee's row separator
@@ -125,73 +124,36 @@ class ReadTables:
 # ------------------------------------------------------------------------------ Spark
 
 
-def _iceberg_jars() -> dict[str, Path]:
-    import snowpark_connect_deps_iceberg as deps  # type: ignore[import-untyped]
-
-    folder = Path(deps.get_jars_dir())
-    jars = {
-        "runtime": folder / f"iceberg-spark-runtime-3.5_2.12-{ICEBERG_VERSION}.jar",
-        "extensions": folder / f"iceberg-spark-extensions-3.5_2.12-{ICEBERG_VERSION}.jar",
-    }
-    for jar in jars.values():
-        if not jar.is_file():
-            raise RuntimeError(f"{jar} is missing (pyproject `interop` extra)")
-    return jars
-
-
 class Spark:
     """One local SparkSession with Iceberg Java, a Hadoop catalog over ``warehouse``."""
 
     def __init__(self, warehouse: Path, scratch: Path) -> None:
-        from pyspark.sql import SparkSession
+        # The interop tests' SparkSession recipe, so these tables come from the same Java
+        # set-up as the parity tests. Appended: benches/ modules keep their names.
+        if str(INTEROP) not in sys.path:
+            sys.path.append(str(INTEROP))
+        from java_referee import iceberg_spark_jars, local_spark_session
 
-        jars = _iceberg_jars()
+        jars = iceberg_spark_jars()
         classes = scratch / "classes"
         classes.mkdir(parents=True, exist_ok=True)
         # PlanReferee.addEqualityDeletes: Java's EqualityDeleteWriter, as the interop tests use.
-        sources = sorted(str(p) for p in (ROOT / "tests" / "interop" / "java").glob("*.java"))
+        sources = sorted(str(p) for p in (INTEROP / "java").glob("*.java"))
         subprocess.run(
             ["javac", "-nowarn", "-d", str(classes), "-cp", str(jars["runtime"]), *sources],
             check=True,
         )
-        log4j = scratch / "log4j2.properties"
-        log4j.write_text(
-            "rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
-            "appender.console.type = Console\nappender.console.name = console\n"
-            "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
-            "appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n\n"
-        )
-        class_path = os.pathsep.join([str(jars["runtime"]), str(jars["extensions"]), str(classes)])
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         self.warehouse = warehouse
-        self.session = (
-            SparkSession.builder.master("local[2]")
-            .appName("frazil-read-bench")
-            .config("spark.driver.memory", "2g")
-            .config("spark.driver.extraClassPath", class_path)
-            .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.default.parallelism", "2")
-            .config("spark.local.dir", str(scratch))
-            .config("spark.sql.warehouse.dir", str(scratch / "spark-warehouse"))
-            .config("spark.sql.session.timeZone", "UTC")
-            .config(
-                "spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
-            )
-            .config(f"spark.sql.catalog.{CATALOG}", "org.apache.iceberg.spark.SparkCatalog")
-            .config(f"spark.sql.catalog.{CATALOG}.type", "hadoop")
-            .config(f"spark.sql.catalog.{CATALOG}.warehouse", str(warehouse))
+        self.session = local_spark_session(
+            app_name="frazil-read-bench",
+            driver_memory="2g",
+            class_path=[jars["runtime"], jars["extensions"], classes],
+            scratch=scratch,
+            catalog=CATALOG,
+            warehouse=warehouse,
             # Commits through the Java API go around Spark's catalog: no stale cached tables.
-            .config(f"spark.sql.catalog.{CATALOG}.cache-enabled", "false")
-            .getOrCreate()
+            catalog_options={"cache-enabled": "false"},
         )
-        self.session.sparkContext.setLogLevel("ERROR")
         self.java = self.session._jvm
 
     def sql(self, statement: str) -> list[Any]:

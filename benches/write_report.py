@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import platform
-import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from bench_transforms import cpu_model, version
-from read_report import _header, seconds, write
+from _report import Load, environment_lines, header, how_to_run, min_median, ratio_cell, ratio_of
+from read_report import seconds, write
 
 if TYPE_CHECKING:
     from bench_write import Outcome
@@ -27,24 +24,11 @@ CASE_LABELS = {"unpartitioned": "unpartitioned", "partitioned": "day(ts), bucket
 FLOOR_TARGET = 1.2  # frazil / floor at most
 PYICEBERG_TARGET = 3.0  # pyiceberg / frazil at least, partitioned
 
-Stat = Callable[[list[float]], float]
-
 
 def _cell(out: Outcome | None, cpu: bool) -> str:
     if out is None or not out.times:
         return ""
-    xs = out.cpu if cpu else out.times
-    return f"{seconds(min(xs))} ({seconds(statistics.median(xs))})"
-
-
-def _ratio(
-    ours: Outcome | None, theirs: Outcome | None, stat: Stat, cpu: bool = False
-) -> float | None:
-    if ours is None or theirs is None or not ours.times or not theirs.times:
-        return None
-    if cpu:
-        return stat(ours.cpu) / stat(theirs.cpu)
-    return stat(ours.times) / stat(theirs.times)
+    return min_median(out.cpu if cpu else out.times, seconds)
 
 
 def times_table(
@@ -57,9 +41,7 @@ def times_table(
     for case in cases:
         row = [CASE_LABELS[case]] + [_cell(outs.get((c, case)), cpu) for c in contenders]
         for c in others:
-            lo, med = (_ratio(outs.get(("frazil", case)), outs.get((c, case)), s, cpu)
-                       for s in (min, statistics.median))  # fmt: skip
-            row.append(f"{lo:.2f}x / {med:.2f}x" if lo is not None and med is not None else "")
+            row.append(ratio_cell(outs.get(("frazil", case)), outs.get((c, case)), cpu))
         lines.append("| " + " | ".join(row) + " |")
     return lines
 
@@ -85,14 +67,14 @@ def verdicts(cases: Sequence[str], outs: dict[tuple[str, str], Outcome]) -> list
         if ours is None:
             return ["- frazil was not run: no verdicts."]
         parts = []
-        floor = _ratio(ours, outs.get(("pyarrow", case)), min)
+        floor = ratio_of(ours, outs.get(("pyarrow", case)), min)
         if floor is not None:
             met = "met" if floor <= FLOOR_TARGET else "**MISS**"
             parts.append(f"{floor:.2f}x the one-file floor (target <= {FLOOR_TARGET}x): {met}")
-        parallel = _ratio(ours, outs.get(("pyarrow-parallel", case)), min)
+        parallel = ratio_of(ours, outs.get(("pyarrow-parallel", case)), min)
         if parallel is not None:
             parts.append(f"{parallel:.2f}x the parallel floor")
-        peer = _ratio(ours, outs.get(("pyiceberg", case)), min)
+        peer = ratio_of(ours, outs.get(("pyiceberg", case)), min)
         if peer is not None:
             text = f"{1 / peer:.2f}x faster than pyiceberg"
             if case == "partitioned":
@@ -111,23 +93,17 @@ def section(
     contenders: list[str],
     notes: list[str],
     outcomes: dict[tuple[str, str], Outcome],
-    load: tuple[Sequence[float], Sequence[float]],
+    load: Load,
     rounds: int,
     small: bool,
     elapsed: float,
 ) -> str:
     from bench_write import BUCKETS, CASES, DAYS
 
-    loads = [" / ".join(f"{x:.2f}" for x in avg) for avg in load]
-    header = _header(small, "Writing tables (append) (`benches/bench_write.py`)")
-    header[2] = (
-        "Produced by `benches/bench_write.py` (do not edit this section by hand; re-run it)."
-    )
+    title = "Writing tables (append) (`benches/bench_write.py`)"
     lines = [
-        *header,
-        f"- Machine: {cpu_model()}, {os.cpu_count()} cores; load average (1/5/15 min) "
-        f"{loads[0]} before timing, {loads[1]} after",
-        f"- Python {platform.python_version()}, pyarrow {version('pyarrow')}; " + "; ".join(notes),
+        *header(title, "benches/bench_write.py", small=small),
+        *environment_lines(load, notes),
         f"- Data: {rows:,} rows, {data_bytes / 1e6:.0f} MB of Arrow in memory (generated "
         "vectorized by the script, cached under benches/.work/"
         + (f", generated in {generated:.0f} s" if generated else "")
@@ -166,15 +142,10 @@ def section(
         "- The floors do no Iceberg work: no partitioning, no field ids, no metrics, no "
         "manifests; the same for both cases.",
         "",
-        "### How to run",
-        "",
-        "```sh",
-        "VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release",
-        "uptime    # prefer a quiet machine",
-        ".venv/bin/python benches/bench_write.py            # 10M rows",
-        ".venv/bin/python benches/bench_write.py --small    # 1M rows, a quick check",
-        "```",
-        "",
+        *how_to_run(
+            ".venv/bin/python benches/bench_write.py            # 10M rows",
+            ".venv/bin/python benches/bench_write.py --small    # 1M rows, a quick check",
+        ),
         "Options: `--only frazil,pyiceberg,pyarrow,pyarrow-parallel`, `--rounds N`, `--rows N`, "
         "`--output PATH`, `--no-write`.",
     ]

@@ -23,6 +23,7 @@ a missing piece is a test failure with a clear message, never a skip.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -30,26 +31,21 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
-from java_referee import PlanReferee, Referee, Warehouse
+from java_referee import (
+    ICEBERG_VERSION,
+    PlanReferee,
+    Referee,
+    Warehouse,
+    iceberg_spark_jars,
+    local_spark_session,
+)
 from scan_tables import ScanTable, build_all
 
 HERE = Path(__file__).resolve().parent
-ICEBERG_VERSION = "1.10.2"
-SCALA = "2.12"  # pyspark 3.5 from PyPI is built for Scala 2.12
 CATALOG = "ref"
-
-_LOG4J2 = """\
-rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-"""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -59,7 +55,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.interop)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     pytest.fail(f"Java interop harness: {message}", pytrace=False)
 
 
@@ -73,7 +69,6 @@ def _tool(name: str) -> str:
             f"`{name}` not found (JAVA_HOME unset or without it, and not on PATH). "
             "The interop tests need a JDK 17 (e.g. apt-get install openjdk-17-jdk-headless)."
         )
-    assert found is not None
     return found
 
 
@@ -81,18 +76,11 @@ def _tool(name: str) -> str:
 def iceberg_jars() -> dict[str, Path]:
     """The Iceberg Spark runtime and extensions jars (Scala 2.12) from PyPI."""
     try:
-        import snowpark_connect_deps_iceberg as deps
+        return iceberg_spark_jars()
     except ImportError:
         _fail("snowpark-connect-deps-iceberg==1.0.2 is not installed (pyproject `interop` extra)")
-    folder = Path(deps.get_jars_dir())
-    jars = {
-        "runtime": folder / f"iceberg-spark-runtime-3.5_{SCALA}-{ICEBERG_VERSION}.jar",
-        "extensions": folder / f"iceberg-spark-extensions-3.5_{SCALA}-{ICEBERG_VERSION}.jar",
-    }
-    for jar in jars.values():
-        if not jar.is_file():
-            _fail(f"{jar} is missing; found {sorted(p.name for p in folder.glob('*.jar'))}")
-    return jars
+    except FileNotFoundError as error:
+        _fail(str(error))
 
 
 # The JDBC drivers of Java's JdbcCatalog (Debian's libxerial-sqlite-jdbc-java and
@@ -148,51 +136,22 @@ def spark(
 ) -> Iterator[Any]:
     """One local SparkSession with Iceberg Java for the whole test run."""
     _tool("java")
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
+    if importlib.util.find_spec("pyspark") is None:
         _fail("pyspark 3.5 is not installed (pyproject `interop` extra)")
-    scratch = tmp_path_factory.mktemp("spark")
-    log4j = scratch / "log4j2.properties"
-    log4j.write_text(_LOG4J2)
-    # The driver is the only JVM in local mode: everything goes on its class path.
-    class_path = os.pathsep.join(
-        [
-            str(iceberg_jars["runtime"]),
-            str(iceberg_jars["extensions"]),
-            str(referee_classes),
-            *(str(jar) for jar in _jdbc_jars()),
-        ]
-    )
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # Python workers (only used by Python UDFs) must run this interpreter.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     started = time.monotonic()
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("frazil-interop")
-        .config("spark.driver.memory", "1g")
-        .config("spark.driver.extraClassPath", class_path)
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.local.dir", str(scratch))
-        .config("spark.sql.warehouse.dir", str(scratch / "spark-warehouse"))
-        .config("spark.sql.session.timeZone", "UTC")
-        .config(
-            "spark.sql.extensions",
-            "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
-        )
-        .config(f"spark.sql.catalog.{catalog}", "org.apache.iceberg.spark.SparkCatalog")
-        .config(f"spark.sql.catalog.{catalog}.type", "hadoop")
-        .config(f"spark.sql.catalog.{catalog}.warehouse", str(warehouse))
-        .getOrCreate()
+    session = local_spark_session(
+        app_name="frazil-interop",
+        driver_memory="1g",
+        class_path=[
+            iceberg_jars["runtime"],
+            iceberg_jars["extensions"],
+            referee_classes,
+            *_jdbc_jars(),
+        ],
+        scratch=tmp_path_factory.mktemp("spark"),
+        catalog=catalog,
+        warehouse=warehouse,
     )
-    session.sparkContext.setLogLevel("ERROR")
     version = session._jvm.org.frazil.interop.Referee.icebergVersion()
     if version != ICEBERG_VERSION:
         _fail(f"expected Iceberg Java {ICEBERG_VERSION} on the driver, found {version}")

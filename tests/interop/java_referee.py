@@ -10,16 +10,23 @@ Decimal, date, time, datetime (naive for timestamp, aware for timestamptz), str,
 uuid.UUID, bytes. :func:`to_internal` / :func:`from_internal` convert between those
 and the internal representation (int days / micros), which is what the token
 format and the Arrow arrays of the transform tests use.
+
+:func:`local_spark_session` and :func:`iceberg_spark_jars` set up the JVM itself: the
+interop tests' SparkSession (tests/interop/conftest.py) and the one that writes
+benches/bench_read.py's tables (benches/read_table.py), so both run Java the same way.
+This module imports only the standard library (pyspark when a session is made).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import struct
+import sys
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -415,3 +422,92 @@ class PlanReferee:
                 data(upper),
             )
         return out
+
+
+# ------------------------------------------------------------------------ the SparkSession
+
+ICEBERG_VERSION = "1.10.2"
+SCALA = "2.12"  # pyspark 3.5 from PyPI is built for Scala 2.12
+
+_LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+def iceberg_spark_jars() -> dict[str, Path]:
+    """The Iceberg Spark ``runtime`` and ``extensions`` jars of ``ICEBERG_VERSION`` from the
+    PyPI package snowpark-connect-deps-iceberg (pyproject's `interop` extra).
+
+    Raises ImportError when that package is missing, FileNotFoundError when a jar is."""
+    import snowpark_connect_deps_iceberg as deps
+
+    folder = Path(deps.get_jars_dir())
+    jars = {
+        "runtime": folder / f"iceberg-spark-runtime-3.5_{SCALA}-{ICEBERG_VERSION}.jar",
+        "extensions": folder / f"iceberg-spark-extensions-3.5_{SCALA}-{ICEBERG_VERSION}.jar",
+    }
+    for jar in jars.values():
+        if not jar.is_file():
+            found = sorted(p.name for p in folder.glob("*.jar"))
+            raise FileNotFoundError(f"{jar} is missing (pyproject `interop` extra); found {found}")
+    return jars
+
+
+def local_spark_session(
+    *,
+    app_name: str,
+    driver_memory: str,
+    class_path: Sequence[Path],
+    scratch: Path,
+    catalog: str,
+    warehouse: Path,
+    catalog_options: Mapping[str, str] | None = None,
+) -> Any:
+    """A local SparkSession (master ``local[2]``, loopback only, no UI, UTC) with Iceberg's SQL
+    extensions and a Hadoop catalog named ``catalog`` over ``warehouse`` (plus
+    ``catalog_options``, e.g. ``{"cache-enabled": "false"}``).
+
+    In local mode the driver is the only JVM: ``class_path`` (the Iceberg jars, compiled
+    helpers, JDBC drivers) goes on its class path. Spark's scratch files and the log4j2
+    configuration (errors only, to stderr) go under ``scratch``."""
+    from pyspark.sql import SparkSession
+
+    log4j = scratch / "log4j2.properties"
+    log4j.write_text(_LOG4J2)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Python workers (only used by Python UDFs) must run this interpreter.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName(app_name)
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.driver.extraClassPath", os.pathsep.join(str(p) for p in class_path))
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.local.dir", str(scratch))
+        .config("spark.sql.warehouse.dir", str(scratch / "spark-warehouse"))
+        .config("spark.sql.session.timeZone", "UTC")
+        .config(
+            "spark.sql.extensions",
+            "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        )
+        .config(f"spark.sql.catalog.{catalog}", "org.apache.iceberg.spark.SparkCatalog")
+        .config(f"spark.sql.catalog.{catalog}.type", "hadoop")
+        .config(f"spark.sql.catalog.{catalog}.warehouse", str(warehouse))
+    )
+    for key, value in (catalog_options or {}).items():
+        builder = builder.config(f"spark.sql.catalog.{catalog}.{key}", value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session

@@ -48,6 +48,8 @@ def _size(n: int) -> str:
 
 
 def _append_lines(r: Report) -> list[str]:
+    if not r.append:
+        return []
     names = sorted({c for c, _ in r.append}, key=["frazil", "pyiceberg", "java"].index)
     lines = [
         "### Fast-append commit latency",
@@ -123,8 +125,8 @@ def _expire_lines(r: Report) -> list[str]:
         "where the reachable cleanup (Spark's expire action, frazil) deletes every file no "
         "retained snapshot reaches. Checked first: the files each contender deletes "
         f"(read from the disk) are the same, {_kinds(r.expire_deleted)}, and the current "
-        "snapshot still plans every live file. Median (min) of "
-        f"{len(next(iter(r.expire.values())).times)} rounds.",
+        "snapshot still plans every live file. Interleaved rounds, median (min) of "
+        f"{len(next(iter(r.expire.values())).times)}.",
         "",
         "| contender | expire + file cleanup |",
         "|---|---:|",

@@ -11,11 +11,21 @@ share its ``iceberg_tables``).
   ``newFastAppend().appendFile(...).commit()`` timed inside the JVM (benches/java/
   CommitBench.java). Before timing, every contender's commit is checked (parent, totals, the
   new file in the table). Interleaved rounds, the order rotated each round; min and median.
-- **Expire snapshots**: a table of 1,000 snapshots adding 100k fake data files (every tenth
-  snapshot an overwrite removing the 100 files added five snapshots before). Each round resets
-  the pointer to the base version and times expiring every snapshot older than the current one,
-  files "deleted" through a callback that records the paths (frazil ``.delete_with``, Java
-  ``deleteWith``); the recorded sets must be equal.
+- **Expire snapshots**: a table of 1,000 snapshots adding 100k data files (every tenth
+  snapshot an overwrite removing the 100 files added five snapshots before), the data files
+  present on disk as empty files. Each round restores the table directory to its pristine
+  state (hard links, untimed), resets the pointer to the base version, loads the table
+  (untimed) and times expiring every snapshot older than the current one with the files
+  deleted through each contender's own FileIO: frazil
+  ``table.maintenance.expire_snapshots().older_than(t).commit()``; Java 1.10.2
+  ``table.expireSnapshots().expireOlderThan(t).commit()`` inside the JVM with the
+  reachable-files cleanup (``ReachableFileCleanup``, what Spark's ``ExpireSnapshotsSparkAction``
+  and frazil do; set by reflection, ``--java-cleanup``). Java core's default for a linear history
+  is ``IncrementalFileCleanup``, which keeps the files a retained snapshot deleted until that
+  snapshot expires too (here the 100 files the current overwrite removed), so it deletes a
+  different set. Before timing, each contender's expiry is run once and the files gone from
+  the table directory must be the same for all, and frazil must still plan the current
+  snapshot's files afterwards.
 - **Concurrent writers**: eight processes appending 10 rows each time to one table for a fixed
   time (``table.append``, fast appends): commits per second and commit attempts per commit.
   frazil retries inside its transaction (``commit.retry.*``, Java's backoff); pyiceberg 0.12
@@ -25,6 +35,8 @@ share its ``iceberg_tables``).
     .venv/bin/python benches/bench_commit.py    # ~15 minutes (table generation the first time)
     .venv/bin/python benches/bench_commit.py --parts append --rounds 5 --output /tmp/c.md
     .venv/bin/python benches/bench_commit.py --profile   # cProfile of frazil's 100k append
+    .venv/bin/python benches/bench_commit.py --parts expire --only frazil,java --expire-rounds 5
+    .venv/bin/python benches/bench_commit.py --parts expire --profile   # cProfile of the expiry
 
 Build frazil in release first: ``VIRTUAL_ENV=$PWD/.venv .venv/bin/maturin develop --release``.
 """
@@ -37,6 +49,7 @@ import gc
 import json
 import os
 import random
+import shutil
 import sqlite3
 import statistics
 import struct
@@ -244,8 +257,9 @@ class Contender:
         """Load the table (untimed), then fast-append ``tiny`` and commit: wall seconds."""
         raise NotImplementedError
 
-    def expire(self, base: Base) -> tuple[float, list[str]]:
-        """Expire every snapshot older than the current: wall seconds and deleted paths."""
+    def expire(self, base: Base) -> float:
+        """Load the table (untimed), then expire every snapshot older than the current one,
+        deleting the files: wall seconds."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -279,13 +293,11 @@ class Frazil(Contender):
         txn.commit_transaction()
         return time.perf_counter() - start
 
-    def expire(self, base: Base) -> tuple[float, list[str]]:
+    def expire(self, base: Base) -> float:
         table = self.catalog.load_table(base.table)
-        deleted: list[str] = []
         start = time.perf_counter()
-        expire = table.maintenance.expire_snapshots().older_than(base.timestamp_ms)
-        expire.delete_with(deleted.append).commit()
-        return time.perf_counter() - start, deleted
+        table.maintenance.expire_snapshots().older_than(base.timestamp_ms).commit()
+        return time.perf_counter() - start
 
 
 class Pyiceberg(Contender):
@@ -330,8 +342,10 @@ class Java(Contender):
 
     name = "java"
 
-    def __init__(self, work: Path, opts: str) -> None:
+    def __init__(self, work: Path, opts: str, cleanup: str = "reachable") -> None:
         import pyspark
+
+        self.cleanup = cleanup
 
         jar = find_iceberg_jar()
         slf4j = sorted((Path(pyspark.__file__).parent / "jars").glob("slf4j-api-*.jar"))
@@ -353,7 +367,10 @@ class Java(Contender):
         ready = self._read()
         if not ready.startswith("ready "):
             raise RuntimeError(f"CommitBench did not start: {ready!r}")
-        self.note = f"Java {ready.split(' ', 1)[1]}, {jar.name}, {SQLITE_JDBC.name}; `{opts}`"
+        self.note = (
+            f"Java {ready.split(' ', 1)[1]}, {jar.name}, {SQLITE_JDBC.name}; `{opts}`; "
+            f"expiry cleanup {cleanup}"
+        )
 
     def _send(self, line: str) -> str:
         assert self.proc.stdin is not None
@@ -371,9 +388,9 @@ class Java(Contender):
     def append(self, base: Base, tiny: Tiny) -> float:
         return int(self._send(f"append {base.table} {tiny.path} {tiny.size} {tiny.records}")) / 1e9
 
-    def expire(self, base: Base) -> tuple[float, list[str]]:
-        wall_ns, count, digest = self._send(f"expire {base.table} {base.timestamp_ms}").split()
-        return int(wall_ns) / 1e9, [f"<{count} paths, sha256 {digest}>"]
+    def expire(self, base: Base) -> float:
+        reply = self._send(f"expire {base.table} {base.timestamp_ms} {self.cleanup}")
+        return int(reply) / 1e9
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -415,15 +432,82 @@ def check_append(work: Path, contender: Contender, base: Base, deep: bool) -> No
     reset(work, base)
 
 
-def digest(paths: list[str]) -> str:
-    import hashlib
+class ExpireCopy:
+    """The expiry table's directory, restored before each expiry from a pristine copy made of
+    hard links (neither contender rewrites a file in place: they write new metadata and
+    delete), the data files present as empty files so that their deletion is real."""
 
-    if len(paths) == 1 and paths[0].startswith("<"):
-        return paths[0]
-    sha = hashlib.sha256()
-    for path in sorted(paths):
-        sha.update(path.encode() + b"\n")
-    return f"<{len(paths)} paths, sha256 {sha.hexdigest()}>"
+    def __init__(self, work: Path, base: Base, data_files: int) -> None:
+        self.base = base
+        self.table_dir = Path(base.metadata).parent.parent
+        self.pristine = work / "expire-pristine" / base.name
+        if not (self.pristine / ".complete").exists():
+            self._make_pristine(data_files)
+        self.files = self._listing(self.pristine)
+
+    def _make_pristine(self, data_files: int) -> None:
+        from frazil import read_metadata
+
+        metadata = read_metadata(self.base.metadata)
+        missing = [
+            s.manifest_list for s in metadata.snapshots
+            if s.manifest_list and not Path(s.manifest_list).exists()
+        ]  # fmt: skip
+        if missing:
+            raise RuntimeError(
+                f"{self.table_dir} lost {len(missing)} manifest lists (an interrupted run?): "
+                "delete the work directory's expire table to generate it again"
+            )
+        print(f"  pristine copy of {self.table_dir} (data files as empty files) ...", flush=True)
+        shutil.rmtree(self.pristine, ignore_errors=True)
+        shutil.copytree(self.table_dir, self.pristine, copy_function=os.link)
+        (self.pristine / "data").mkdir(exist_ok=True)
+        location = metadata.location
+        for i in range(data_files):
+            name = Path(fake_file(location, i).file_path).name
+            (self.pristine / "data" / name).touch()
+        (self.pristine / ".complete").touch()
+
+    @staticmethod
+    def _listing(root: Path) -> set[str]:
+        return {
+            str(Path(d, f).relative_to(root))
+            for d, _, files in os.walk(root)
+            for f in files
+            if f != ".complete"
+        }
+
+    def restore(self, work: Path) -> None:
+        shutil.rmtree(self.table_dir, ignore_errors=True)
+        shutil.copytree(self.pristine, self.table_dir, copy_function=os.link)
+        (self.table_dir / ".complete").unlink()
+        reset(work, self.base)
+
+    def deleted(self) -> set[str]:
+        """The pristine files gone from the table directory (paths relative to it)."""
+        return self.files - self._listing(self.table_dir)
+
+
+def file_kind(relative: str) -> str:
+    name = Path(relative).name
+    if relative.startswith("data/"):
+        return "data files"
+    if name.startswith("snap-") and name.endswith(".avro"):
+        return "manifest lists"
+    if name.endswith(".avro"):
+        return "manifests"
+    if name.endswith(".metadata.json"):
+        return "metadata files"
+    if name.endswith(".stats") or name.endswith(".puffin"):
+        return "statistics"
+    return "other"
+
+
+def by_kind(paths: set[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for path in paths:
+        counts[file_kind(path)] = counts.get(file_kind(path), 0) + 1
+    return dict(sorted(counts.items()))
 
 
 # ------------------------------------------------------------------------------- the parts
@@ -473,29 +557,67 @@ def run_append(work: Path, contenders: list[Contender], bases: list[Base], round
     return results
 
 
-def run_expire(work: Path, contenders: list[Contender], base: Base, rounds: int
-               ) -> tuple[dict[str, Series], str]:  # fmt: skip
+def check_expire(work: Path, contenders: list[Contender], copy: ExpireCopy) -> dict[str, int]:
+    """One expiry by each contender on a fresh copy: the files each deleted (read from the
+    disk) must be the same, and the current snapshot must still plan every live file."""
+    deleted: dict[str, set[str]] = {}
+    for c in contenders:
+        copy.restore(work)
+        c.expire(copy.base)
+        deleted[c.name] = copy.deleted()
+        table = frazil_catalog(work).load_table(copy.base.table)
+        planned = sum(1 for _ in table.scan().plan_files())
+        print(f"  {c.name:10} deleted {by_kind(deleted[c.name])}; plans {planned:,} files",
+              flush=True)  # fmt: skip
+        if len(table.snapshots()) != 1 or planned != copy.base.files:
+            raise AssertionError(
+                f"{c.name}: {len(table.snapshots())} snapshots left, {planned} files planned "
+                f"after the expiry, expected 1 and {copy.base.files}"
+            )
+    reference = next(iter(deleted))
+    for name, paths in deleted.items():
+        if paths != deleted[reference]:
+            only_here = paths - deleted[reference]
+            only_there = deleted[reference] - paths
+            raise AssertionError(
+                f"{name} and {reference} delete different files: only {name} "
+                f"{by_kind(only_here)} (e.g. {sorted(only_here)[:3]}), only {reference} "
+                f"{by_kind(only_there)} (e.g. {sorted(only_there)[:3]})"
+            )
+    return by_kind(deleted[reference])
+
+
+def run_expire(work: Path, contenders: list[Contender], copy: ExpireCopy, rounds: int
+               ) -> tuple[dict[str, Series], dict[str, int]]:  # fmt: skip
     expiring = [c for c in contenders if c.name != "pyiceberg"]
     print("checking that every contender deletes the same files ...", flush=True)
-    signatures = {}
-    for c in expiring:
-        reset(work, base)
-        _, deleted = c.expire(base)
-        signatures[c.name] = digest(deleted)
-        print(f"  {c.name:10} {signatures[c.name]}", flush=True)
-    if len(set(signatures.values())) > 1:
-        raise AssertionError(f"the contenders delete different files: {signatures}")
+    deleted = check_expire(work, expiring, copy)
     results = {c.name: Series() for c in expiring}
     for r in range(rounds):
         k = r % len(expiring)
         for c in expiring[k:] + expiring[:k]:
-            reset(work, base)
+            copy.restore(work)
             gc.collect()
-            results[c.name].times.append(c.expire(base)[0])
+            results[c.name].times.append(c.expire(copy.base))
         line = "  ".join(f"{n} {s.times[-1]:.2f} s" for n, s in results.items())
         print(f"  round {r + 1}/{rounds}: {line}", flush=True)
-    reset(work, base)
-    return results, next(iter(signatures.values()))
+    copy.restore(work)
+    return results, deleted
+
+
+def profile_expire(work: Path, copy: ExpireCopy) -> None:
+    import cProfile
+    import pstats
+
+    frazil = Frazil(work)
+    profiler = cProfile.Profile()
+    copy.restore(work)
+    table = frazil.catalog.load_table(copy.base.table)
+    profiler.enable()
+    table.maintenance.expire_snapshots().older_than(copy.base.timestamp_ms).commit()
+    profiler.disable()
+    copy.restore(work)
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
 
 
 WRITER_ROWS = pa.table({"id": pa.array(range(10), pa.int64()), "data": ["x"] * 10}).cast(SCHEMA)
@@ -677,7 +799,17 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=10.0, help="concurrent run length")
     parser.add_argument("--java-opts", default="-Xms1g -Xmx4g")
-    parser.add_argument("--profile", action="store_true", help="cProfile frazil's append")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="cProfile frazil's append (or, with --parts expire alone, its expiry)",
+    )
+    parser.add_argument(
+        "--java-cleanup",
+        default="reachable",
+        choices=["reachable", "incremental", "auto"],
+        help="Java's expiry file cleanup (see the docstring)",
+    )
     parser.add_argument("--output", type=Path, help="default benches/RESULTS.md")
     parser.add_argument("--work", type=Path, default=WORK)
     # A concurrent writer (internal).
@@ -693,8 +825,18 @@ def main() -> None:
     parts = {s.strip() for s in args.parts.split(",") if s.strip()}
     started = time.monotonic()
     sizes = [int(s) for s in args.sizes.split(",")]
-    print("tables (generated once, cached under benches/.work/commit) ...", flush=True)
-    bases = [files_table(work, n) for n in sizes]
+    expiring = None
+    if "expire" in parts:
+        print(f"expiry table (generated once, cached under {work}) ...", flush=True)
+        expire_base = expire_table(work, args.expire_snapshots, args.expire_files)
+        expiring = ExpireCopy(work, expire_base, args.expire_snapshots * args.expire_files)
+        if args.profile and parts == {"expire"}:
+            profile_expire(work, expiring)
+            return
+    bases = []
+    if "append" in parts or args.profile:
+        print(f"tables (generated once, cached under {work}) ...", flush=True)
+        bases = [files_table(work, n) for n in sizes]
     if args.profile:
         profile_append(work, bases[-1])
         return
@@ -707,19 +849,18 @@ def main() -> None:
             contenders.append(Pyiceberg(work))
         if "java" in wanted and parts & {"append", "expire"}:
             print("compiling and starting CommitBench.java ...", flush=True)
-            contenders.append(Java(work, args.java_opts))
+            contenders.append(Java(work, args.java_opts, args.java_cleanup))
         report.notes = [c.note for c in contenders]
         if "append" in parts:
             report.bases = bases
             report.append = run_append(work, contenders, bases, args.rounds, args.warmup)
             report.rounds = args.rounds
-        if "expire" in parts:
-            print("expiry table (generated once) ...", flush=True)
-            base = expire_table(work, args.expire_snapshots, args.expire_files)
-            report.expire_base = base
+        if expiring is not None:
+            report.expire_base = expiring.base
             report.expire_added = args.expire_snapshots * args.expire_files
-            report.expire, report.expire_signature = run_expire(
-                work, contenders, base, args.expire_rounds
+            report.expire_cleanup = args.java_cleanup
+            report.expire, report.expire_deleted = run_expire(
+                work, contenders, expiring, args.expire_rounds
             )
     finally:
         for c in contenders:

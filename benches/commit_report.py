@@ -26,7 +26,8 @@ class Report:
     rounds: int = 0
     expire_base: Base | None = None
     expire: dict[str, Series] = field(default_factory=dict)
-    expire_signature: str = ""
+    expire_deleted: dict[str, int] = field(default_factory=dict)
+    expire_cleanup: str = "reachable"
     expire_added: int = 0
     concurrent: list[Concurrent] = field(default_factory=list)
     elapsed: float = 0.0
@@ -47,6 +48,8 @@ def _size(n: int) -> str:
 
 
 def _append_lines(r: Report) -> list[str]:
+    if not r.append:
+        return []
     names = sorted({c for c, _ in r.append}, key=["frazil", "pyiceberg", "java"].index)
     lines = [
         "### Fast-append commit latency",
@@ -99,6 +102,10 @@ def _append_lines(r: Report) -> list[str]:
     return lines
 
 
+def _kinds(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n:,} {kind}" for kind, n in counts.items())
+
+
 def _expire_lines(r: Report) -> list[str]:
     base = r.expire_base
     if base is None:
@@ -107,11 +114,19 @@ def _expire_lines(r: Report) -> list[str]:
         "### Expire snapshots",
         "",
         f"A table of {base.snapshots:,} snapshots adding {r.expire_added:,} data files "
-        f"({base.files:,} live; every tenth snapshot an overwrite removing 100 files);"
-        " every snapshot older than the current one expired, deleted files recorded by a callback"
-        f" instead of deleted. Both delete the same files: {r.expire_signature}. Same base "
-        "version each round; median (min) of "
-        f"{len(next(iter(r.expire.values())).times)} rounds.",
+        f"({base.files:,} live; every tenth snapshot an overwrite removing the 100 files added "
+        "five snapshots before), the data files on disk as empty files. Each round restores "
+        "the table directory (hard links) and the catalog pointer, loads the table (untimed) "
+        "and times expiring every snapshot older than the current one, deleting the files "
+        "through the contender's FileIO (Java: core's `expireSnapshots().expireOlderThan(t)"
+        f".commit()` with the {r.expire_cleanup} file cleanup, its default delete executor). "
+        "Java core would pick its incremental cleanup for this linear history; it keeps the "
+        "100 data files the current overwrite removed until that snapshot expires as well, "
+        "where the reachable cleanup (Spark's expire action, frazil) deletes every file no "
+        "retained snapshot reaches. Checked first: the files each contender deletes "
+        f"(read from the disk) are the same, {_kinds(r.expire_deleted)}, and the current "
+        "snapshot still plans every live file. Interleaved rounds, median (min) of "
+        f"{len(next(iter(r.expire.values())).times)}.",
         "",
         "| contender | expire + file cleanup |",
         "|---|---:|",
@@ -171,8 +186,8 @@ def section(r: Report) -> str:
         f"Command: `.venv/bin/python {r.command}`. Options: `--only`, `--parts "
         "append,expire,concurrent`, `--sizes`, `--rounds`, `--warmup`, `--expire-rounds`, "
         "`--expire-snapshots`, `--expire-files`, `--writers`, `--seconds`, `--java-opts`, "
-        "`--profile`, `--output`. Tables are generated on the first run and cached under "
-        "benches/.work/commit.",
+        "`--profile`, `--java-cleanup`, `--output`, `--work`. Tables are generated on the "
+        "first run and cached under the work directory (default benches/.work/commit).",
     ]
     return "\n".join(lines) + "\n"
 

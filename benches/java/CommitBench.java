@@ -1,16 +1,13 @@
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.ExpireSnapshots;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Files;
 import org.apache.iceberg.Table;
@@ -31,9 +28,14 @@ import org.apache.iceberg.jdbc.JdbcCatalog;
  * <ul>
  *   <li>"append TABLE PATH SIZE RECORDS": a fresh catalog and table load (untimed), then
  *       newFastAppend().appendFile(file).commit() (timed); reply "wall-ns".
- *   <li>"expire TABLE OLDER_THAN_MS": a fresh catalog and table load (untimed), then
- *       expireSnapshots().expireOlderThan(t).deleteWith(counter).commit() (timed), the counter
- *       recording paths instead of deleting; reply "wall-ns count sha256-of-sorted-paths".
+ *   <li>"expire TABLE OLDER_THAN_MS CLEANUP": a fresh catalog and table load (untimed), then
+ *       expireSnapshots().expireOlderThan(t).commit() (timed), deleting the files through the
+ *       table's FileIO on core's default delete executor; reply "wall-ns". CLEANUP picks the
+ *       file cleanup: "reachable" (ReachableFileCleanup, what Spark's expire action and
+ *       frazil do), "incremental" (IncrementalFileCleanup) or "auto" (core's choice:
+ *       incremental for a history that is all main's ancestry). RemoveSnapshots has no public
+ *       setter in 1.10 (withIncrementalCleanup is package-private), so it is set by
+ *       reflection.
  *   <li>"quit".
  * </ul>
  *
@@ -57,7 +59,11 @@ public class CommitBench {
 
     @Override
     public void deleteFile(String path) {
-      new java.io.File(path).delete();
+      try {
+        java.nio.file.Files.deleteIfExists(java.nio.file.Paths.get(path));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
     }
   }
 
@@ -98,25 +104,20 @@ public class CommitBench {
     }
   }
 
-  String expire(String table, long olderThan) throws IOException, NoSuchAlgorithmException {
+  String expire(String table, long olderThan, String cleanup) throws Exception {
     try (JdbcCatalog catalog = catalog()) {
       Table t = catalog.loadTable(TableIdentifier.parse(table));
-      List<String> deleted = Collections.synchronizedList(new ArrayList<>());
       long start = System.nanoTime();
-      t.expireSnapshots().expireOlderThan(olderThan).deleteWith(deleted::add).commit();
-      long wall = System.nanoTime() - start;
-      List<String> sorted = new ArrayList<>(deleted);
-      Collections.sort(sorted);
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      for (String path : sorted) {
-        sha.update(path.getBytes(StandardCharsets.UTF_8));
-        sha.update((byte) '\n');
+      ExpireSnapshots expire = t.expireSnapshots().expireOlderThan(olderThan);
+      if (!cleanup.equals("auto")) {
+        Method incremental =
+            Class.forName("org.apache.iceberg.RemoveSnapshots")
+                .getDeclaredMethod("withIncrementalCleanup", boolean.class);
+        incremental.setAccessible(true);
+        incremental.invoke(expire, cleanup.equals("incremental"));
       }
-      StringBuilder hex = new StringBuilder();
-      for (byte b : sha.digest()) {
-        hex.append(String.format("%02x", b));
-      }
-      return wall + " " + sorted.size() + " " + hex;
+      expire.commit();
+      return Long.toString(System.nanoTime() - start);
     }
   }
 
@@ -136,7 +137,7 @@ public class CommitBench {
                     parts[1], parts[2], Long.parseLong(parts[3]), Long.parseLong(parts[4])));
             break;
           case "expire":
-            System.out.println(bench.expire(parts[1], Long.parseLong(parts[2])));
+            System.out.println(bench.expire(parts[1], Long.parseLong(parts[2]), parts[3]));
             break;
           case "quit":
             return;

@@ -93,6 +93,8 @@ def test_files_removed_by_an_expired_overwrite_are_deleted_shared_ones_kept(
     assert files_under(table.location()) == before_files  # a dry run deletes nothing
     assert len(table.snapshots()) == 3  # and commits nothing
     # ``a`` is live only in s1 and s2: it goes. ``b`` and ``c`` are still live in s3: kept.
+    # (Java core's IncrementalFileCleanup, its default for a linear history, would keep ``a``
+    # until s3 expires too; its ReachableFileCleanup and Spark's action delete it now.)
     assert dry.files[a["file_path"]] is FileKind.DATA
     assert b["file_path"] not in dry.files and c["file_path"] not in dry.files
     assert dry.deleted_data_files_count == 1

@@ -4,15 +4,19 @@ file is kept whatever spelling of its location the metadata uses."""
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pytest
+from frazil import _native
 from frazil.errors import ValidationError
 from frazil.io import FileIO
 from frazil.table._table import Table
 from frazil.table.maintenance._locations import LocationSet
+from hypothesis import given
+from hypothesis import strategies as st
 from maintenance_helpers import DAY_MS, commit, files_under, make_table, rows_of, write_data_file
 
 NOW = time.time_ns() // 1_000_000
@@ -115,6 +119,35 @@ def test_object_store_schemes_compare_equal() -> None:
     assert "s3://other/t/data/a=1/f.parquet" not in live
     assert live.has_path("s3://other/t/data/a=1/f.parquet")
     assert "gs://bucket/t/data/a=1/f.parquet" not in live
+
+
+def _reference_keys(location: str) -> set[tuple[str, str, str, str]]:
+    """The comparison forms spelled out the slow way: every form, always."""
+    kind, bucket, account, path = _native.parse_location(location)
+    forms = {re.sub("/{2,}", "/", p).strip("/") for p in (path, unquote(path))}
+    return {(kind, bucket or "", account or "", form) for form in forms}
+
+
+_SEGMENT = st.text(alphabet="ab=%3D2F/ ", min_size=0, max_size=6)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["", "s3://b/", "s3a://b/", "file:///"]), _SEGMENT), max_size=4
+    ),
+    st.sampled_from(["", "s3://b/", "s3n://b/", "file:///", "gs://b/"]),
+    _SEGMENT,
+)
+def test_location_set_membership_is_the_intersection_of_forms(
+    members: list[tuple[str, str]], scheme: str, path: str
+) -> None:
+    locations = [f"{prefix}t/{p}" for prefix, p in members]
+    query = f"{scheme}t/{path}"
+    expected = any(_reference_keys(query) & _reference_keys(m) for m in locations)
+    live = LocationSet(locations)
+    assert (query in live) is expected
+    for location in locations:  # every member, as spelled, is in the set (the fast path)
+        assert location in live
 
 
 def test_modification_times_come_from_the_listing(tmp_path: Path) -> None:

@@ -41,12 +41,18 @@ def delete_all(
     todo = list(locations)
     if not todo:
         return {}
+    workers = max(1, min(threads, len(todo)))
+    # Each worker takes a slice: one future per file costs more than a local delete.
+    slices = [todo[i::workers] for i in range(workers)]
+
+    def run(part: list[str]) -> list[tuple[str, Exception]]:
+        outcomes = ((loc, _delete_one(delete, loc)) for loc in part)
+        return [(loc, error) for loc, error in outcomes if error is not None]
+
     failures: dict[str, Exception] = {}
-    with ThreadPoolExecutor(max_workers=max(1, min(threads, len(todo)))) as pool:
-        for location, error in zip(
-            todo, pool.map(lambda loc: _delete_one(delete, loc), todo), strict=True
-        ):
-            if error is not None:
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for failed in pool.map(run, slices):
+            for location, error in failed:
                 _LOG.warning("could not delete %s: %s", location, error)
                 failures[location] = error
-    return failures
+    return dict(sorted(failures.items()))

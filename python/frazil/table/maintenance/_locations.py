@@ -28,7 +28,18 @@ _SLASHES = re.compile(r"/{2,}")
 
 
 def _clean(path: str) -> str:
-    return _SLASHES.sub("/", path).strip("/")
+    if "//" in path:  # the regex only when there is something to collapse (a hot path)
+        path = _SLASHES.sub("/", path)
+    return path.strip("/")
+
+
+def _forms(path: str) -> tuple[str, ...]:
+    """``path`` cleaned, as written and URL-decoded (one form when they agree)."""
+    cleaned = _clean(path)
+    if "%" not in path:
+        return (cleaned,)
+    decoded = _clean(unquote(path))
+    return (cleaned,) if decoded == cleaned else (cleaned, decoded)
 
 
 def _parse(location: str) -> tuple[str, str, str, str]:
@@ -39,36 +50,43 @@ def _parse(location: str) -> tuple[str, str, str, str]:
 def location_keys(location: str) -> set[LocationKey]:
     """The forms under which ``location`` is compared (store, bucket, account, path)."""
     kind, bucket, account, path = _parse(location)
-    cleaned = _clean(path)
-    return {(kind, bucket, account, cleaned), (kind, bucket, account, _clean(unquote(path)))}
+    return {(kind, bucket, account, form) for form in _forms(path)}
 
 
 def path_keys(location: str) -> set[str]:
     """The path forms of ``location`` alone, without its store (to notice a file whose path is
     live under another scheme or bucket)."""
-    path = _parse(location)[3]
-    return {_clean(path), _clean(unquote(path))}
+    return set(_forms(_parse(location)[3]))
 
 
 class LocationSet:
-    """Locations compared by their normalized forms."""
+    """Locations compared by their normalized forms. Each location is parsed once; a query
+    spelled exactly like a member is answered without parsing."""
 
     def __init__(self, locations: Iterable[str] = ()) -> None:
+        self._exact: set[str] = set()
         self._keys: set[LocationKey] = set()
         self._paths: set[str] = set()
         for location in locations:
             self.add(location)
 
     def add(self, location: str) -> None:
-        self._keys |= location_keys(location)
-        self._paths |= path_keys(location)
+        if location in self._exact:
+            return
+        self._exact.add(location)
+        kind, bucket, account, path = _parse(location)
+        for form in _forms(path):
+            self._keys.add((kind, bucket, account, form))
+            self._paths.add(form)
 
     def __contains__(self, location: object) -> bool:
-        return isinstance(location, str) and not self._keys.isdisjoint(location_keys(location))
+        if not isinstance(location, str):
+            return False
+        return location in self._exact or not self._keys.isdisjoint(location_keys(location))
 
     def has_path(self, location: str) -> bool:
         """Whether ``location``'s path is in the set under any store."""
-        return not self._paths.isdisjoint(path_keys(location))
+        return location in self._exact or not self._paths.isdisjoint(path_keys(location))
 
 
 def metadata_dir(metadata: TableMetadata) -> str:

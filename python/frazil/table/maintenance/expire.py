@@ -114,17 +114,12 @@ def expired_files(before: TableMetadata, after: TableMetadata, io: FileIO) -> di
             location = snapshot.manifest_list
             if location is not None and location not in live_lists:
                 found[location] = FileKind.MANIFEST_LIST
-        remaining_manifests: dict[str, Mapping[str, object]] = {}
-        for snapshot in remaining:
-            for row in lists[snapshot.snapshot_id]:
-                remaining_manifests.setdefault(str(row["manifest_path"]), row)
+        remaining_manifests = lists.unique(remaining)
         live_manifests = LocationSet(remaining_manifests)
-        candidates: dict[str, Mapping[str, object]] = {}
-        for snapshot in expired:
-            for row in lists[snapshot.snapshot_id]:
-                path = str(row["manifest_path"])
-                if path not in candidates and path not in live_manifests:
-                    candidates[path] = row
+        # Each distinct manifest is checked once, however many expired snapshots list it.
+        candidates = {
+            path: row for path, row in lists.unique(expired).items() if path not in live_manifests
+        }
         found.update(dict.fromkeys(candidates, FileKind.MANIFEST))
         # Content files of manifests that stay are live by definition; only the manifests
         # that go can hold files to delete, and those are checked against every manifest

@@ -29,7 +29,6 @@ from frazil.table.maintenance._reachable import (
     live_content_files,
     manifest_lists,
     statistics_files,
-    unique_manifests,
 )
 
 if TYPE_CHECKING:
@@ -49,7 +48,7 @@ def valid_files(table: Table) -> set[str]:
     found: set[str] = set()
     lists = manifest_lists(metadata.snapshots, table.io)
     found.update(s.manifest_list for s in metadata.snapshots if s.manifest_list)
-    manifests = unique_manifests(lists.values())
+    manifests = lists.rows
     found.update(manifests)
     found.update(live_content_files(manifests.values(), table.io))
     found.update(statistics_files(metadata))

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from _report import write_section
+
 if TYPE_CHECKING:
     from bench_commit import Base, Concurrent, Series
 
@@ -194,11 +196,4 @@ def section(r: Report) -> str:
 
 def splice(path: Path, section_text: str) -> None:
     """Replaces this benchmark's section of ``path``, keeping the other benchmarks' ones."""
-    text = path.read_text() if path.exists() else "# Benchmark results\n"
-    block = f"{BEGIN}\n{section_text.rstrip()}\n{END}"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + block + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
+    write_section(path, (BEGIN, END), section_text)

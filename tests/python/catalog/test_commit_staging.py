@@ -172,10 +172,15 @@ def test_lost_race_that_moved_nothing_rereads_nothing(
             raise CommitFailedError("database is locked")
         swap(*args)  # type: ignore[arg-type]
 
-    loads = []
+    loads: list[object] = []
     load_table = catalog.load_table
+
+    def counted_load(identifier: object) -> Table:
+        loads.append(identifier)
+        return load_table(identifier)  # type: ignore[arg-type]
+
     monkeypatch.setattr(catalog, "_swap", busy_once)
-    monkeypatch.setattr(catalog, "load_table", lambda i: loads.append(i) or load_table(i))
+    monkeypatch.setattr(catalog, "load_table", counted_load)
     txn.commit_transaction()
     assert len(calls) == 2 and loads == []
     assert len(change.seen) == 1

@@ -145,13 +145,11 @@ class Catalog(ABC):
         format_version: int | None = None,
     ) -> Table:
         """Create a table; ``schema`` is a frazil Schema or a pyarrow schema, ``location``
-        defaults to ``<warehouse>/<namespace levels>/<name>``."""
-        ident = self._table_identifier(identifier)
-        self._check_can_create(ident)
-        metadata = self._new_metadata(
-            ident, schema, location, partition_spec, sort_order, properties, format_version
-        )
-        return self._create_from_metadata(ident, metadata)
+        defaults to ``<warehouse>/<namespace levels>/<name>``. An empty create-table
+        transaction: one way to create a table."""
+        return self.create_table_transaction(
+            identifier, schema, location, partition_spec, sort_order, properties, format_version
+        ).commit_transaction()
 
     def create_table_transaction(
         self,

@@ -37,13 +37,6 @@ def _rows(*ids: int) -> pa.Table:
     )
 
 
-@pytest.fixture
-def catalog(tmp_path: Path) -> InMemoryCatalog:
-    cat = InMemoryCatalog(warehouse=str(tmp_path))
-    cat.create_namespace("db")
-    return cat
-
-
 def _table(catalog: InMemoryCatalog, **properties: str) -> Table:
     return catalog.create_table("db.t", _schema(), properties={**FAST_RETRY, **properties})
 

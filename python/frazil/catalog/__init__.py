@@ -226,6 +226,14 @@ class Catalog(ABC):
             format_version,
         )
 
+    def _created(self, identifier: Identifier, metadata: TableMetadata, location: str) -> Table:
+        """The table just stored with ``metadata`` at ``location`` (not read back: it is what
+        was written)."""
+        from frazil.table._table import Table
+
+        object.__setattr__(metadata, "metadata_location", location)
+        return Table(metadata, location, self.properties, identifier, catalog=self)
+
     @abstractmethod
     def _create_from_metadata(self, identifier: Identifier, metadata: TableMetadata) -> Table:
         """Store a new table with ``metadata`` atomically: of two creators of one name one

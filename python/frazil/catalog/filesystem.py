@@ -210,7 +210,7 @@ class FileSystemCatalog(Catalog):
         except AlreadyExistsError:
             raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists") from None
         self._write_hint(ident, 1, metadata)
-        return self.load_table(ident)
+        return self._created(ident, metadata, location)
 
     def load_table(self, identifier: IdentifierLike) -> Table:
         from frazil.table._table import Table

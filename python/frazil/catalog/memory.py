@@ -110,7 +110,7 @@ class InMemoryCatalog(Catalog):
                 raise TableAlreadyExistsError(f"table {'.'.join(identifier)} already exists")
             write_metadata(metadata, metadata_location, io=self._file_io(metadata.properties))
             self._tables[identifier] = metadata_location
-        return self.load_table(identifier)
+        return self._created(identifier, metadata, metadata_location)
 
     def load_table(self, identifier: IdentifierLike) -> Table:
         from frazil.table._table import Table

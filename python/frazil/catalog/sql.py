@@ -335,7 +335,7 @@ class SqlCatalog(Catalog):
         except BaseException:
             io.delete(location)
             raise
-        return self.load_table(ident)
+        return self._created(ident, metadata, location)
 
     def load_table(self, identifier: IdentifierLike) -> Table:
         from frazil.table._table import Table

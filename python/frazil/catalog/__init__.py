@@ -27,6 +27,7 @@ from frazil.table.requirements import TableRequirement, validate_requirements
 from frazil.table.updates import TableUpdate
 
 if TYPE_CHECKING:
+    from frazil.catalog._common import CreateTableTransaction
     from frazil.partitioning import PartitionSpec
     from frazil.schema import Schema
     from frazil.sorting import SortOrder
@@ -133,7 +134,6 @@ class Catalog(ABC):
 
     # --- tables ----------------------------------------------------------------------------
 
-    @abstractmethod
     def create_table(
         self,
         identifier: IdentifierLike,
@@ -143,7 +143,101 @@ class Catalog(ABC):
         sort_order: SortOrder | None = None,
         properties: Mapping[str, str] | None = None,
         format_version: int | None = None,
-    ) -> Table: ...
+    ) -> Table:
+        """Create a table; ``schema`` is a frazil Schema or a pyarrow schema, ``location``
+        defaults to ``<warehouse>/<namespace levels>/<name>``. An empty create-table
+        transaction: one way to create a table."""
+        return self.create_table_transaction(
+            identifier, schema, location, partition_spec, sort_order, properties, format_version
+        ).commit_transaction()
+
+    def create_table_transaction(
+        self,
+        identifier: IdentifierLike,
+        schema: Schema | Any,
+        location: str | None = None,
+        partition_spec: PartitionSpec | None = None,
+        sort_order: SortOrder | None = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> CreateTableTransaction:
+        """A transaction on a new table: stage schema, property (and data) changes, and the
+        commit creates the table with all of them, or fails if the name was taken meanwhile."""
+        from frazil.catalog._common import CreateTableTransaction
+        from frazil.table._table import Table
+
+        ident = self._table_identifier(identifier)
+        self._check_can_create(ident)
+        metadata = self._new_metadata(
+            ident, schema, location, partition_spec, sort_order, properties, format_version
+        )
+        return CreateTableTransaction(Table(metadata, None, self.properties, ident, catalog=self))
+
+    # How each catalog stores a table (create_table and create-table transactions above).
+
+    def _table_identifier(self, identifier: IdentifierLike, what: str = "table") -> Identifier:
+        """``identifier`` as a tuple, checked: it has a namespace and every part is a safe
+        path segment (a table's default location is built from it)."""
+        from frazil.catalog._common import check_safe_name
+
+        ident = to_identifier(identifier)
+        if len(ident) < 2:
+            raise ValidationError(f"a {what} identifier needs a namespace: got {identifier!r}")
+        check_safe_name(ident, what)
+        return ident
+
+    def _table_location(self, identifier: Identifier, location: str | None) -> str:
+        """Where a new table goes: ``location``, else ``<warehouse>/<namespace...>/<name>``
+        (Java's default location)."""
+        if location:
+            return location
+        warehouse = self.properties.get("warehouse")
+        if not warehouse:
+            raise ValidationError(
+                f"catalog {self.name!r} has no 'warehouse' property: give a location"
+            )
+        return "/".join([warehouse.rstrip("/"), *identifier])
+
+    @abstractmethod
+    def _check_can_create(self, identifier: Identifier) -> None:
+        """Raise NoSuchNamespaceError or TableAlreadyExistsError when a table cannot be
+        created under ``identifier`` now (an early check; the creation itself is atomic)."""
+
+    def _new_metadata(
+        self,
+        identifier: Identifier,
+        schema: Schema | Any,
+        location: str | None,
+        partition_spec: PartitionSpec | None,
+        sort_order: SortOrder | None,
+        properties: Mapping[str, str] | None,
+        format_version: int | None,
+    ) -> TableMetadata:
+        """The metadata of a new table (not stored yet)."""
+        from frazil.catalog._common import table_schema
+        from frazil.table.create import new_table_metadata
+
+        return new_table_metadata(
+            table_schema(schema),
+            self._table_location(identifier, location),
+            partition_spec,
+            sort_order,
+            properties,
+            format_version,
+        )
+
+    def _created(self, identifier: Identifier, metadata: TableMetadata, location: str) -> Table:
+        """The table just stored with ``metadata`` at ``location`` (not read back: it is what
+        was written)."""
+        from frazil.table._table import Table
+
+        object.__setattr__(metadata, "metadata_location", location)
+        return Table(metadata, location, self.properties, identifier, catalog=self)
+
+    @abstractmethod
+    def _create_from_metadata(self, identifier: Identifier, metadata: TableMetadata) -> Table:
+        """Store a new table with ``metadata`` atomically: of two creators of one name one
+        wins, the other gets TableAlreadyExistsError and leaves no file behind."""
 
     @abstractmethod
     def load_table(self, identifier: IdentifierLike) -> Table: ...
@@ -208,9 +302,17 @@ class Catalog(ABC):
         must still be current, as Java's ``BaseMetastoreTableOperations.commit(base, metadata)``
         requires: the transaction computed the updates from it, and updates such as
         RemoveSnapshots carry no requirement that would catch a concurrent change. Raises
-        CommitFailedError when another writer committed first or a requirement fails
-        (retryable after a refresh)."""
+        CommitFailedError when another writer committed first (retryable after a refresh).
+
+        ``requirements`` derive from the table's metadata, so while the table is still at that
+        metadata they hold: the check of the metadata location here and the subclass's
+        compare-and-swap on it (:meth:`_swap`; the filesystem catalog's create-if-absent of the
+        next version) make validating them again redundant. Only a table not created yet
+        (``metadata_location`` None: a create-table transaction) has its requirements checked,
+        against whatever the catalog holds under its name now."""
         identifier = table.identifier
+        if table.metadata_location is None:
+            return self._commit_create(table, requirements, updates)
         current_location = self._current_metadata_location(identifier)
         if current_location != table.metadata_location:
             raise CommitFailedError(
@@ -218,7 +320,6 @@ class Catalog(ABC):
                 f"{current_location}, the commit was built on {table.metadata_location}"
             )
         current = table.metadata
-        validate_requirements(requirements, current)
         new_metadata = apply_updates(current, updates, current_location)
         if new_metadata is current:
             return CommitTableResponse(current, current_location)
@@ -232,6 +333,31 @@ class Catalog(ABC):
             raise
         object.__setattr__(new_metadata, "metadata_location", new_location)
         return CommitTableResponse(new_metadata, new_location)
+
+    def _commit_create(
+        self,
+        table: Table,
+        requirements: Sequence[TableRequirement],
+        updates: Sequence[TableUpdate],
+    ) -> CommitTableResponse:
+        """Create ``table`` (staged, not in the catalog) with ``updates`` applied, if its
+        requirements (``assert-create``) hold against the catalog's table of that name."""
+        from frazil.errors import NoSuchTableError, TableAlreadyExistsError
+
+        identifier = table.identifier
+        try:
+            existing = self.load_table(identifier).metadata
+        except NoSuchTableError:
+            existing = None
+        try:
+            validate_requirements(requirements, existing)
+        except CommitFailedError as error:
+            raise TableAlreadyExistsError(
+                f"cannot create table {'.'.join(identifier)}: {error}"
+            ) from None
+        created = self._create_from_metadata(identifier, apply_updates(table.metadata, updates))
+        assert created.metadata_location is not None
+        return CommitTableResponse(created.metadata, created.metadata_location)
 
 
 def load_catalog(name: str | None = "default", **properties: str) -> Catalog:

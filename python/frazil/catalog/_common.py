@@ -4,26 +4,18 @@ dropping a table's files (purge), create-table transactions and the view handle.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from frazil.errors import (
-    CommitStateUnknownError,
-    FrazilError,
-    UnsafeNameError,
-    ValidationError,
-)
+from frazil.errors import UnsafeNameError, ValidationError
 from frazil.io import FileIO
 from frazil.metadata import TableMetadata
 from frazil.schema import Schema
-from frazil.table._apply import apply_updates
-from frazil.table.requirements import AssertCreate, validate_requirements
 from frazil.table.transaction import Transaction
 
 if TYPE_CHECKING:
-    from frazil.table._table import Table
     from frazil.view import ViewMetadata
 
 __all__ = [
@@ -135,30 +127,6 @@ def purge_table_files(metadata: TableMetadata, metadata_location: str | None, io
 
 class CreateTableTransaction(Transaction):
     """A transaction on a table that does not exist yet: its commit creates the table with
-    the staged metadata (the REST protocol's ``assert-create``: it fails, and deletes what the
-    changes wrote, when a table of that name exists by then)."""
-
-    def __init__(self, table: Table, create: Callable[[TableMetadata], Table]) -> None:
-        super().__init__(table)
-        self._create = create
-
-    def commit_transaction(self) -> Table:
-        if self._done:
-            raise FrazilError("this transaction has already been committed or abandoned")
-        try:
-            staged = self._table.metadata
-            for change in self._changes:
-                staged = apply_updates(staged, change.updates_for(staged))
-            validate_requirements((AssertCreate(),), None)
-            created = self._create(staged)
-        except CommitStateUnknownError:
-            self._done = True
-            raise
-        except BaseException:
-            self._cleanup(False)
-            raise
-        assert created.metadata_location is not None
-        self._table._set_metadata(created.metadata, created.metadata_location)
-        self._staged = created.metadata
-        self._cleanup(True)
-        return self._table
+    the staged metadata (the REST protocol's ``assert-create``: it fails with
+    TableAlreadyExistsError, and deletes what the changes wrote, when a table of that name
+    exists by then). :meth:`Catalog.commit_table` does the creating."""

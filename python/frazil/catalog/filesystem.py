@@ -20,17 +20,11 @@ import shutil
 import threading
 import uuid
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from frazil import _native
 from frazil.catalog import Catalog, Identifier, IdentifierLike, parse_version, to_identifier
-from frazil.catalog._common import (
-    CreateTableTransaction,
-    PropertiesUpdateSummary,
-    check_safe_name,
-    purge_table_files,
-    table_schema,
-)
+from frazil.catalog._common import PropertiesUpdateSummary, check_safe_name, purge_table_files
 from frazil.errors import (
     AlreadyExistsError,
     CommitFailedError,
@@ -48,9 +42,6 @@ from frazil.metadata import TableMetadata, read_metadata, write_metadata
 from frazil.table._table import _metadata_in_directory
 
 if TYPE_CHECKING:
-    from frazil.partitioning import PartitionSpec
-    from frazil.schema import Schema
-    from frazil.sorting import SortOrder
     from frazil.table._table import Table
 
 __all__ = ["FileSystemCatalog"]
@@ -195,34 +186,19 @@ class FileSystemCatalog(Catalog):
 
     # --- tables ----------------------------------------------------------------------------
 
-    def _table_ident(self, identifier: IdentifierLike) -> Identifier:
-        ident = self._checked(identifier, "table")
-        if len(ident) < 2:
-            raise ValidationError(f"a table identifier needs a namespace: got {identifier!r}")
-        return ident
-
-    def _new_metadata(
-        self,
-        ident: Identifier,
-        schema: Schema | Any,
-        location: str | None,
-        partition_spec: PartitionSpec | None,
-        sort_order: SortOrder | None,
-        properties: Mapping[str, str] | None,
-        format_version: int | None,
-    ) -> TableMetadata:
-        from frazil.table.create import new_table_metadata
-
-        path = self._path(ident)
+    def _table_location(self, identifier: Identifier, location: str | None) -> str:
+        path = self._path(identifier)
         if location is not None and location.rstrip("/") != path:
             raise ValidationError(
                 f"a file-system table lives in its directory {path}; it cannot be created at "
                 f"{location}"
             )
-        self._require_parent_namespace(ident[:-1])
-        return new_table_metadata(
-            table_schema(schema), path, partition_spec, sort_order, properties, format_version
-        )
+        return path
+
+    def _check_can_create(self, identifier: Identifier) -> None:
+        self._require_parent_namespace(identifier[:-1])
+        if self.table_exists(identifier):
+            raise TableAlreadyExistsError(f"table {'.'.join(identifier)!r} already exists")
 
     def _create_from_metadata(self, ident: Identifier, metadata: TableMetadata) -> Table:
         self._check_conditional_writes(metadata)
@@ -234,55 +210,18 @@ class FileSystemCatalog(Catalog):
         except AlreadyExistsError:
             raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists") from None
         self._write_hint(ident, 1, metadata)
-        return self.load_table(ident)
-
-    def create_table(
-        self,
-        identifier: IdentifierLike,
-        schema: Schema | Any,
-        location: str | None = None,
-        partition_spec: PartitionSpec | None = None,
-        sort_order: SortOrder | None = None,
-        properties: Mapping[str, str] | None = None,
-        format_version: int | None = None,
-    ) -> Table:
-        ident = self._table_ident(identifier)
-        metadata = self._new_metadata(
-            ident, schema, location, partition_spec, sort_order, properties, format_version
-        )
-        return self._create_from_metadata(ident, metadata)
-
-    def create_table_transaction(
-        self,
-        identifier: IdentifierLike,
-        schema: Schema | Any,
-        location: str | None = None,
-        partition_spec: PartitionSpec | None = None,
-        sort_order: SortOrder | None = None,
-        properties: Mapping[str, str] | None = None,
-        format_version: int | None = None,
-    ) -> CreateTableTransaction:
-        from frazil.table._table import Table
-
-        ident = self._table_ident(identifier)
-        if self.table_exists(ident):
-            raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists")
-        metadata = self._new_metadata(
-            ident, schema, location, partition_spec, sort_order, properties, format_version
-        )
-        staged = Table(metadata, None, self.properties, ident, catalog=self)
-        return CreateTableTransaction(staged, lambda m: self._create_from_metadata(ident, m))
+        return self._created(ident, metadata, location)
 
     def load_table(self, identifier: IdentifierLike) -> Table:
         from frazil.table._table import Table
 
-        ident = self._table_ident(identifier)
+        ident = self._table_identifier(identifier)
         location = self._current_metadata_location(ident)
         metadata = read_metadata(location, io=self._file_io())
         return Table(metadata, location, self.properties, ident, catalog=self)
 
     def table_exists(self, identifier: IdentifierLike) -> bool:
-        return self._is_table_dir(self._path(self._table_ident(identifier)))
+        return self._is_table_dir(self._path(self._table_identifier(identifier)))
 
     def list_tables(self, namespace: IdentifierLike) -> list[Identifier]:
         ns = self._checked(namespace, "namespace")
@@ -296,7 +235,7 @@ class FileSystemCatalog(Catalog):
     def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None:
         """Delete the table's directory (Java's HadoopCatalog does, purge or not); ``purge``
         first deletes the files its metadata reaches outside it."""
-        ident = self._table_ident(identifier)
+        ident = self._table_identifier(identifier)
         location = self._current_metadata_location(ident)
         io = self._file_io()
         if purge:
@@ -320,7 +259,7 @@ class FileSystemCatalog(Catalog):
     def register_table(self, identifier: IdentifierLike, metadata_location: str) -> Table:
         """Adopt a metadata file whose table location is this identifier's directory: it is
         copied as ``v1.metadata.json`` there."""
-        ident = self._table_ident(identifier)
+        ident = self._table_identifier(identifier)
         self._require_parent_namespace(ident[:-1])
         if self.table_exists(ident):
             raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists")

@@ -30,9 +30,6 @@ from frazil.errors import (
 from frazil.metadata import TableMetadata, read_metadata, write_metadata
 
 if TYPE_CHECKING:
-    from frazil.partitioning import PartitionSpec
-    from frazil.schema import Schema
-    from frazil.sorting import SortOrder
     from frazil.table._table import Table
 
 __all__ = ["InMemoryCatalog"]
@@ -100,32 +97,20 @@ class InMemoryCatalog(Catalog):
 
     # --- tables ----------------------------------------------------------------------------
 
-    def create_table(
-        self,
-        identifier: IdentifierLike,
-        schema: Schema | Any,
-        location: str | None = None,
-        partition_spec: PartitionSpec | None = None,
-        sort_order: SortOrder | None = None,
-        properties: Mapping[str, str] | None = None,
-        format_version: int | None = None,
-    ) -> Table:
-        from frazil.table.create import new_table_metadata
+    def _check_can_create(self, identifier: Identifier) -> None:
+        if identifier[:-1] not in self._namespaces:
+            raise NoSuchNamespaceError(f"namespace {'.'.join(identifier[:-1])} does not exist")
+        if identifier in self._tables:
+            raise TableAlreadyExistsError(f"table {'.'.join(identifier)} already exists")
 
-        ident = to_identifier(identifier)
-        if ident[:-1] not in self._namespaces:
-            raise NoSuchNamespaceError(f"namespace {'.'.join(ident[:-1])} does not exist")
-        location = location or "/".join([self.properties["warehouse"].rstrip("/"), *ident])
-        metadata = new_table_metadata(
-            schema, location, partition_spec, sort_order, properties, format_version
-        )
+    def _create_from_metadata(self, identifier: Identifier, metadata: TableMetadata) -> Table:
         metadata_location = next_metadata_location(metadata, None)
         with self._lock:
-            if ident in self._tables:
-                raise TableAlreadyExistsError(f"table {'.'.join(ident)} already exists")
+            if identifier in self._tables:
+                raise TableAlreadyExistsError(f"table {'.'.join(identifier)} already exists")
             write_metadata(metadata, metadata_location, io=self._file_io(metadata.properties))
-            self._tables[ident] = metadata_location
-        return self.load_table(ident)
+            self._tables[identifier] = metadata_location
+        return self._created(identifier, metadata, metadata_location)
 
     def load_table(self, identifier: IdentifierLike) -> Table:
         from frazil.table._table import Table

@@ -36,7 +36,6 @@ from frazil.catalog import (
     to_identifier,
 )
 from frazil.catalog._common import (
-    CreateTableTransaction,
     PropertiesUpdateSummary,
     View,
     check_safe_name,
@@ -66,9 +65,7 @@ from frazil.errors import (
 from frazil.metadata import TableMetadata, read_metadata, write_metadata
 
 if TYPE_CHECKING:
-    from frazil.partitioning import PartitionSpec
     from frazil.schema import Schema
-    from frazil.sorting import SortOrder
     from frazil.table._table import Table
     from frazil.view import ViewMetadata
 
@@ -150,16 +147,8 @@ class SqlCatalog(Catalog):
                 if not self._db.column_exists(TABLES, "iceberg_type"):
                     raise
 
-    def _warehouse(self) -> str:
-        warehouse = self.properties.get("warehouse")
-        if not warehouse:
-            raise ValidationError(
-                f"catalog {self.name!r} has no 'warehouse' property: give a location"
-            )
-        return warehouse.rstrip("/")
-
     def _default_location(self, identifier: Identifier) -> str:
-        return "/".join([self._warehouse(), *identifier])
+        return self._table_location(identifier, None)
 
     # --- namespaces ------------------------------------------------------------------------
 
@@ -302,13 +291,6 @@ class SqlCatalog(Catalog):
 
     # --- tables ----------------------------------------------------------------------------
 
-    def _identifier(self, identifier: IdentifierLike, what: str = "table") -> Identifier:
-        ident = to_identifier(identifier)
-        if len(ident) < 2:
-            raise ValidationError(f"a {what} identifier needs a namespace: got {identifier!r}")
-        check_safe_name(ident, what)
-        return ident
-
     def _key(self, ident: Identifier) -> tuple[str, str, str]:
         return (self.name, _name(ident[:-1]), ident[-1])
 
@@ -333,11 +315,13 @@ class SqlCatalog(Catalog):
             (*self._key(ident), location, kind),
         )
 
+    def _check_can_create(self, identifier: Identifier) -> None:
+        self._require_namespace(identifier[:-1])
+        self._refuse_existing(identifier, as_view=False)
+
     def _create_from_metadata(self, ident: Identifier, metadata: TableMetadata) -> Table:
         """Write a new table's first metadata file and insert its row (atomic: of two creators
-        one wins; the loser's file is deleted)."""
-        self._require_namespace(ident[:-1])
-        self._refuse_existing(ident, as_view=False)
+        one wins; the loser's file is deleted). Its early checks were _check_can_create."""
         location = next_metadata_location(metadata, None)
         io = self._file_io(metadata.properties)
         write_metadata(metadata, location, io=io)
@@ -345,83 +329,24 @@ class SqlCatalog(Catalog):
             self._insert(ident, location, "TABLE")
         except IntegrityError:
             io.delete(location)
-            raise TableAlreadyExistsError(f"table {_name(ident)!r} already exists") from None
+            raise TableAlreadyExistsError(
+                f"a table or view {_name(ident)!r} already exists"
+            ) from None
         except BaseException:
             io.delete(location)
             raise
-        return self.load_table(ident)
-
-    def _new_table_metadata(
-        self,
-        ident: Identifier,
-        schema: Schema | Any,
-        location: str | None,
-        partition_spec: PartitionSpec | None,
-        sort_order: SortOrder | None,
-        properties: Mapping[str, str] | None,
-        format_version: int | None,
-    ) -> TableMetadata:
-        from frazil.table.create import new_table_metadata
-
-        return new_table_metadata(
-            table_schema(schema),
-            location or self._default_location(ident),
-            partition_spec,
-            sort_order,
-            properties,
-            format_version,
-        )
-
-    def create_table(
-        self,
-        identifier: IdentifierLike,
-        schema: Schema | Any,
-        location: str | None = None,
-        partition_spec: PartitionSpec | None = None,
-        sort_order: SortOrder | None = None,
-        properties: Mapping[str, str] | None = None,
-        format_version: int | None = None,
-    ) -> Table:
-        """Create a table; ``schema`` is a frazil Schema or a pyarrow schema."""
-        ident = self._identifier(identifier)
-        metadata = self._new_table_metadata(
-            ident, schema, location, partition_spec, sort_order, properties, format_version
-        )
-        return self._create_from_metadata(ident, metadata)
-
-    def create_table_transaction(
-        self,
-        identifier: IdentifierLike,
-        schema: Schema | Any,
-        location: str | None = None,
-        partition_spec: PartitionSpec | None = None,
-        sort_order: SortOrder | None = None,
-        properties: Mapping[str, str] | None = None,
-        format_version: int | None = None,
-    ) -> CreateTableTransaction:
-        """A transaction on a new table: stage schema, property (and data) changes, and the
-        commit creates the table with all of them, or fails if the name was taken meanwhile."""
-        from frazil.table._table import Table
-
-        ident = self._identifier(identifier)
-        self._require_namespace(ident[:-1])
-        self._refuse_existing(ident, as_view=False)
-        metadata = self._new_table_metadata(
-            ident, schema, location, partition_spec, sort_order, properties, format_version
-        )
-        staged = Table(metadata, None, self.properties, ident, catalog=self)
-        return CreateTableTransaction(staged, lambda m: self._create_from_metadata(ident, m))
+        return self._created(ident, metadata, location)
 
     def load_table(self, identifier: IdentifierLike) -> Table:
         from frazil.table._table import Table
 
-        ident = self._identifier(identifier)
+        ident = self._table_identifier(identifier)
         location = self._current_metadata_location(ident)
         metadata = read_metadata(location, io=self._file_io())
         return Table(metadata, location, self.properties, ident, catalog=self)
 
     def table_exists(self, identifier: IdentifierLike) -> bool:
-        return self._pointer(self._identifier(identifier), _IS_TABLE) is not None
+        return self._pointer(self._table_identifier(identifier), _IS_TABLE) is not None
 
     def _list(self, namespace: IdentifierLike, kind: str) -> list[Identifier]:
         ns = self._namespace(namespace)
@@ -439,7 +364,7 @@ class SqlCatalog(Catalog):
     def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None:
         """Remove the table from the catalog; ``purge`` also deletes its files (data,
         manifests, manifest lists, statistics, metadata) as Java's dropTableData does."""
-        ident = self._identifier(identifier)
+        ident = self._table_identifier(identifier)
         metadata = None
         location = self._pointer(ident, _IS_TABLE)
         if location is None:
@@ -460,7 +385,10 @@ class SqlCatalog(Catalog):
     def rename_table(
         self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike
     ) -> Table:
-        source, target = self._identifier(from_identifier), self._identifier(to_identifier_)
+        source, target = (
+            self._table_identifier(from_identifier),
+            self._table_identifier(to_identifier_),
+        )
         self._rename(source, target, _IS_TABLE, "table")
         return self.load_table(target)
 
@@ -484,7 +412,7 @@ class SqlCatalog(Catalog):
 
     def register_table(self, identifier: IdentifierLike, metadata_location: str) -> Table:
         """Add an existing table to the catalog by its metadata file."""
-        ident = self._identifier(identifier)
+        ident = self._table_identifier(identifier)
         self._require_namespace(ident[:-1])
         self._refuse_existing(ident, as_view=False)
         read_metadata(metadata_location, io=self._file_io())
@@ -561,7 +489,7 @@ class SqlCatalog(Catalog):
         The default namespace is the view's own unless given."""
         from frazil.table.view_updates import create_view
 
-        ident = self._identifier(identifier, "view")
+        ident = self._table_identifier(identifier, "view")
         self._require_namespace(ident[:-1])
         self._refuse_existing(ident, as_view=True)
         texts = {dialect: sql} if isinstance(sql, str) else dict(sql)
@@ -601,7 +529,7 @@ class SqlCatalog(Catalog):
     def load_view(self, identifier: IdentifierLike) -> View:
         from frazil.view import ViewMetadata
 
-        ident = self._identifier(identifier, "view")
+        ident = self._table_identifier(identifier, "view")
         location = self._pointer(ident, _IS_VIEW)
         if location is None:
             raise NoSuchViewError(f"view {_name(ident)!r} does not exist")
@@ -609,7 +537,7 @@ class SqlCatalog(Catalog):
         return View(ident, ViewMetadata.from_json(data, location), location)
 
     def view_exists(self, identifier: IdentifierLike) -> bool:
-        return self._pointer(self._identifier(identifier, "view"), _IS_VIEW) is not None
+        return self._pointer(self._table_identifier(identifier, "view"), _IS_VIEW) is not None
 
     def list_views(self, namespace: IdentifierLike) -> list[Identifier]:
         return self._list(namespace, _IS_VIEW)
@@ -630,7 +558,7 @@ class SqlCatalog(Catalog):
         """Make a new version current (Java's ``replace``), retried on a concurrent change."""
         from frazil.table.view_updates import ReplaceView
 
-        ident = self._identifier(identifier, "view")
+        ident = self._table_identifier(identifier, "view")
         texts = {dialect: sql} if isinstance(sql, str) else dict(sql)
         for attempt in range(retries + 1):
             view = self.load_view(ident)
@@ -659,7 +587,7 @@ class SqlCatalog(Catalog):
         raise ValidationError(f"replace_view retries must be at least 0, got {retries}")
 
     def drop_view(self, identifier: IdentifierLike) -> None:
-        ident = self._identifier(identifier, "view")
+        ident = self._table_identifier(identifier, "view")
         deleted = self._db.execute(
             f"DELETE FROM {TABLES} WHERE {_KEY} AND {_IS_VIEW}", self._key(ident)
         )
@@ -667,7 +595,7 @@ class SqlCatalog(Catalog):
             raise NoSuchViewError(f"view {_name(ident)!r} does not exist")
 
     def rename_view(self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike) -> View:
-        source = self._identifier(from_identifier, "view")
-        target = self._identifier(to_identifier_, "view")
+        source = self._table_identifier(from_identifier, "view")
+        target = self._table_identifier(to_identifier_, "view")
         self._rename(source, target, _IS_VIEW, "view")
         return self.load_view(target)

@@ -1,8 +1,10 @@
 """Transactions: changes collected against a table and committed once, retried on a lost race
 (spec: "Optimistic Concurrency", "Commit Conflict Resolution and Retry").
 
-A transaction holds :class:`PendingChange` objects in order. Each attempt starts from the
-table's latest metadata: every change produces its updates against the metadata staged so far
+A transaction holds :class:`PendingChange` objects in order, each staged when it is added
+(its updates computed then, so errors show early; the first attempt reuses them while the
+table is still at the metadata they were staged on). A retry starts from the table's refreshed
+metadata: every change produces its updates anew against the metadata staged so far
 (so an append re-applies on whatever the other writer committed, and a schema change checks
 that the schema it was built on is still current), the requirements are derived from the base,
 and the catalog swaps the pointer. A :class:`~frazil.errors.CommitFailedError` (another writer
@@ -54,8 +56,10 @@ class PendingChange(ABC):
     @abstractmethod
     def updates_for(self, staged: TableMetadata) -> tuple[TableUpdate, ...]:
         """The updates that apply this change on top of ``staged`` (the table's latest
-        metadata with the transaction's earlier changes applied). Called once per attempt;
-        raises CommitValidationError when the change can no longer apply."""
+        metadata with the transaction's earlier changes applied). Called when the change is
+        added (its updates serve the first attempt while the table stays at that metadata) and
+        again for each retry on refreshed metadata; raises CommitValidationError when the
+        change can no longer apply."""
 
     def cleanup(self, committed: bool) -> None:  # noqa: B027 - optional hook
         """Called once when the transaction ends: ``committed`` says whether it landed. A
@@ -124,6 +128,13 @@ class Transaction:
         self._table = table
         self._changes: list[PendingChange] = []
         self._staged = table.metadata
+        # The updates add_change computed for each change, and the base they were staged on:
+        # the first attempt reuses them while the table is still at that base (computing them
+        # again would write every producer's manifest list twice); a retry on a refreshed base
+        # recomputes them.
+        self._staged_updates: list[tuple[TableUpdate, ...]] = []
+        self._staged_base = table.metadata
+        self._staged_base_location = table.metadata_location
         self._done = False
 
     @property
@@ -139,8 +150,10 @@ class Transaction:
         """Add ``change`` (applied to the staged metadata now, to catch errors early)."""
         if self._done:
             raise FrazilError("this transaction has already been committed or abandoned")
-        self._staged = apply_updates(self._staged, self._updates_of(change, self._staged))
+        updates = self._updates_of(change, self._staged)
+        self._staged = apply_updates(self._staged, updates)
         self._changes.append(change)
+        self._staged_updates.append(updates)
         return self._staged
 
     def _updates_of(self, change: PendingChange, staged: TableMetadata) -> tuple[TableUpdate, ...]:
@@ -291,6 +304,20 @@ class Transaction:
         for change in self._changes:
             change.cleanup(committed)
 
+    def _attempt_updates(self, base: TableMetadata, base_location: str | None) -> list[TableUpdate]:
+        """Every change's updates on ``base``: those add_change staged when ``base`` is the
+        metadata they were staged on, else each change's ``updates_for`` anew, in order, each
+        on the metadata the earlier ones produce."""
+        if base is self._staged_base and base_location == self._staged_base_location:
+            return [update for updates in self._staged_updates for update in updates]
+        staged = base
+        out: list[TableUpdate] = []
+        for change in self._changes:
+            change_updates = self._updates_of(change, staged)
+            staged = apply_updates(staged, change_updates)
+            out.extend(change_updates)
+        return out
+
     def commit_transaction(self) -> Table:
         """Commit every change at once, retrying lost races; returns the refreshed table."""
         if self._done:
@@ -304,16 +331,14 @@ class Transaction:
         while True:
             base = table.metadata
             try:
-                staged = base
-                updates: list[TableUpdate] = []
-                for change in self._changes:
-                    change_updates = self._updates_of(change, staged)
-                    staged = apply_updates(staged, change_updates)
-                    updates.extend(change_updates)
-                if not updates:
+                updates = self._attempt_updates(base, table.metadata_location)
+                if not updates and table.metadata_location is not None:
                     self._cleanup(True)
                     return table
-                response = catalog.commit_table(table, requirements_for(base, updates), updates)
+                # A table not created yet (a create-table transaction) requires that it still
+                # does not exist: Java's UpdateRequirements.forCreateTable.
+                current = None if table.metadata_location is None else base
+                response = catalog.commit_table(table, requirements_for(current, updates), updates)
             except CommitFailedError:
                 attempt += 1
                 elapsed_ms = (time.monotonic() - started) * 1000
@@ -322,7 +347,7 @@ class Transaction:
                     raise
                 time.sleep(policy.wait_ms(attempt) / 1000)
                 try:
-                    table.refresh()
+                    _refresh_if_moved(table)
                 except BaseException:
                     # The table was dropped (or the catalog failed) between attempts: nothing
                     # was committed, so the changes' files go.
@@ -353,6 +378,16 @@ class Transaction:
             self.commit_transaction()
         elif not self._done:
             self._cleanup(False)
+
+
+def _refresh_if_moved(table: Table) -> None:
+    """Refresh ``table`` after a lost race, reading its metadata again only when the catalog
+    points elsewhere now (a lost race that moved nothing, such as a busy SQLite database, needs
+    no second read of a metadata file that grows with the table's history)."""
+    catalog = table.catalog
+    assert catalog is not None
+    if catalog._current_metadata_location(table.identifier) != table.metadata_location:
+        table.refresh()
 
 
 class UpdateProperties:

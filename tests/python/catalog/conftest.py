@@ -7,7 +7,16 @@ import uuid
 from pathlib import Path
 
 import pytest
+from frazil.catalog.memory import InMemoryCatalog
 from frazil.catalog.sql import SqlCatalog
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> InMemoryCatalog:
+    """An in-memory catalog with a namespace ``db``, its files under ``tmp_path``."""
+    cat = InMemoryCatalog(warehouse=str(tmp_path))
+    cat.create_namespace("db")
+    return cat
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -26,13 +26,6 @@ def _schema() -> Schema:
     )
 
 
-@pytest.fixture
-def catalog(tmp_path: Path) -> InMemoryCatalog:
-    cat = InMemoryCatalog(warehouse=str(tmp_path))
-    cat.create_namespace("db")
-    return cat
-
-
 def test_new_table_metadata_reassigns_ids_like_java() -> None:
     spec = PartitionSpec(0, (PartitionField(3, 1007, "day", "ts_day"),))
     metadata = new_table_metadata(_schema(), "/w/t/", spec, format_version=3)

@@ -81,7 +81,6 @@ class SnapshotProducer(PendingChange):
         # Data files written for this change (appended data, copy-on-write rewrites): deleted
         # when the commit fails. Files given by the caller are never deleted.
         self._owned_data_files: list[str] = []
-        self._cached: tuple[Any, tuple[TableUpdate, ...], frozenset[str]] | None = None
         self._committed_manifests: frozenset[str] = frozenset()
         self.summary = SummaryBuilder(metadata.schema())
 
@@ -131,27 +130,8 @@ class SnapshotProducer(PendingChange):
 
     # --- the PendingChange protocol -------------------------------------------------------
 
-    def _state_key(self, staged: TableMetadata, parent: Snapshot | None) -> Any:
-        # Everything an attempt reads from the metadata: an attempt on the same state gives
-        # the same answer, so the transaction's early check and its first attempt share one
-        # manifest list.
-        return (
-            None if parent is None else parent.snapshot_id,
-            staged.format_version,
-            staged.last_sequence_number,
-            staged.next_row_id,
-            staged.current_schema_id,
-            staged.default_spec_id,
-            tuple(sorted(staged.properties.items())),
-            len(staged.snapshots),
-        )
-
     def updates_for(self, staged: TableMetadata) -> tuple[TableUpdate, ...]:
         parent = latest_snapshot(staged, self.branch)
-        key = self._state_key(staged, parent)
-        if self._cached is not None and self._cached[0] == key:
-            self._committed_manifests = self._cached[2]
-            return self._cached[1]
         if staged.snapshot_by_id(self.snapshot_id) is not None:
             raise CommitValidationError(
                 f"snapshot id {self.snapshot_id} was taken by a concurrent commit"
@@ -218,7 +198,6 @@ class SnapshotProducer(PendingChange):
             SetSnapshotRef.of(self.branch, new_ref),
         )
         referenced = frozenset(str(m["manifest_path"]) for m in manifests)
-        self._cached = (key, updates, referenced)
         self._committed_manifests = referenced
         return updates
 

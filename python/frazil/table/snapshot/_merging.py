@@ -2,7 +2,8 @@
 ``ManifestFilterManager``): new files go to manifests written once; removed files are marked
 DELETED (with this snapshot's id) in rewrites of the manifests that held them, the other live
 entries of those manifests kept as EXISTING; manifests left without live files are dropped;
-the result is merged per ``commit.manifest-merge.*``."""
+the data manifests and the delete manifests are then merged, separately, per
+``commit.manifest-merge.*`` (Java's two ``ManifestMergeManager``s)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from frazil.partitioning import PartitionSpec
 from frazil.snapshots import Snapshot
 from frazil.table.snapshot._files import (
     CONTENT_DATA,
+    CONTENT_DELETES,
     entry_files,
     live_entries,
     manifest_rows,
@@ -68,6 +70,9 @@ class MergingProducer(SnapshotProducer):
         # fixed, and a committed manifest never changes.
         self._filtered: dict[str, tuple[Row | None, list[tuple[PartitionSpec, DataFile]]]] = {}
         self._merger = ManifestMerger(io, self.snapshot_id, self.new_manifest_location)
+        self._delete_merger = ManifestMerger(
+            io, self.snapshot_id, self.new_manifest_location, CONTENT_DELETES
+        )
 
     # --- building -------------------------------------------------------------------------
 
@@ -212,7 +217,8 @@ class MergingProducer(SnapshotProducer):
             )
 
         data_manifests = [m for m in [*new, *filtered] if keep(m)]
+        delete_manifests = [m for m in deletes if keep(m)]
         if self._merge_enabled(staged):
-            first = new[0] if new else None
-            data_manifests = self._merger.merge(staged, data_manifests, first)
-        return [*data_manifests, *[m for m in deletes if keep(m)]]
+            data_manifests = self._merger.merge(staged, data_manifests)
+            delete_manifests = self._delete_merger.merge(staged, delete_manifests)
+        return [*data_manifests, *delete_manifests]

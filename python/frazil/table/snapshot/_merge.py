@@ -3,10 +3,11 @@
 ``commit.manifest.min-count-to-merge``).
 
 Data and delete manifests are merged separately, with the same properties (Java has one merge
-manager for each). Manifests are grouped by partition spec (highest spec id first) and bin-packed by length from
-the end with a lookback of 1, so that the order of manifests is kept and the under-filled bin
-is the newest, merged again next time. A bin of one is kept; a bin holding the commit's new
-manifest is merged only when it has at least ``min-count-to-merge`` manifests. A merged
+manager for each). Manifests are grouped by partition spec (highest spec id first) and
+bin-packed by length from the end with a lookback of 1, so that the order of manifests is kept
+and the under-filled bin is the newest, merged again next time. A bin of one is kept; the bin
+holding the first manifest (the commit's new one, when it has one) is merged only when it has
+at least ``min-count-to-merge`` manifests. A merged
 manifest keeps this commit's ADDED and DELETED entries, drops older DELETED ones and keeps
 everything else as EXISTING with explicit sequence numbers (pitfalls: "Writing"). Merges are
 cached by their inputs, so a retry reuses them.

@@ -31,6 +31,7 @@ from frazil.table.snapshot._validation import (
     check_no_new_deletes,
     isolation_level,
 )
+from frazil.table.snapshot.cherry_pick import REPLACE_PARTITIONS
 
 if TYPE_CHECKING:
     from frazil.expressions import Expression
@@ -127,6 +128,12 @@ class ReplacePartitions(MergingProducer):
     @property
     def operation(self) -> str:
         return Operation.OVERWRITE.value
+
+    def _manifests(self, staged: TableMetadata, parent: Snapshot | None) -> list[dict[str, Any]]:
+        rows = super()._manifests(staged, parent)
+        # Java's BaseReplacePartitions marks its snapshots so: a cherry-pick re-applies them.
+        self.summary.set(REPLACE_PARTITIONS, "true")
+        return rows
 
     def add_file(self, file: Any, spec_id: int | None = None, *, owned: bool = False) -> None:
         super().add_file(file, spec_id, owned=owned)

@@ -60,10 +60,13 @@ def position_deletes(
         [_field("file_path", pa.string(), FILE_PATH_ID), _field("pos", pa.int64(), POS_ID)]
     )
     pq.write_table(pa.Table.from_arrays(columns, schema=schema), path)
-    targets = {p for p, _ in rows}
+    targets = sorted({p for p, _ in rows})
     extra: dict[str, Any] = {"partition": partition or {}}
     if referenced and len(targets) == 1:
-        extra["referenced_data_file"] = next(iter(targets))
+        extra["referenced_data_file"] = targets[0]
+    # Java's position delete writers keep full file_path bounds.
+    extra["lower_bounds"] = {FILE_PATH_ID: targets[0].encode()}
+    extra["upper_bounds"] = {FILE_PATH_ID: targets[-1].encode()}
     return _delete_file(path, 1, len(rows), **extra)
 
 

@@ -26,6 +26,7 @@ from frazil.table.snapshot._files import (
     live_entries,
     manifest_rows,
     new_entries,
+    partition_key,
     read_entries,
     spec_of,
     with_status,
@@ -37,12 +38,6 @@ from frazil.table.snapshot.producer import SnapshotProducer
 __all__ = ["MergingProducer", "partition_key"]
 
 Row = dict[str, Any]
-
-
-def partition_key(spec_id: int, partition: Mapping[str, Any] | None) -> Hashable:
-    """A hashable key of a file's spec and partition tuple."""
-    items = sorted((partition or {}).items())
-    return (spec_id, tuple((k, repr(v)) for k, v in items))
 
 
 class MergingProducer(SnapshotProducer):
@@ -196,6 +191,26 @@ class MergingProducer(SnapshotProducer):
                 f"concurrent commit?): {', '.join(sorted(missing))}"
             )
         return out, deleted
+
+    def removed_data_files(
+        self, staged: TableMetadata, parent: Snapshot | None
+    ) -> list[tuple[PartitionSpec, DataFile]]:
+        """The data files this change removes from ``parent``, with their specs (the manifest
+        rewrites are cached for :meth:`_manifests`). A CommitValidationError when a file to
+        delete is no longer there."""
+        if not self.deletes_files:
+            return []
+        data = [m for m in manifest_rows(parent, self.io) if int(m.get("content") or 0) == 0]
+        return self._filter(staged, data)[1]
+
+    def removed_files(
+        self, staged: TableMetadata, parent: Snapshot | None
+    ) -> dict[str, tuple[int, Mapping[str, Any] | None]]:
+        """:meth:`removed_data_files` as path: (spec id, partition), for conflict checks."""
+        return {
+            str(f.file_path): (spec.spec_id, f.partition)
+            for spec, f in self.removed_data_files(staged, parent)
+        }
 
     def _manifests(self, staged: TableMetadata, parent: Snapshot | None) -> list[Row]:
         new = self._written_new_manifests()

@@ -199,3 +199,13 @@ def test_cherry_pick_in_a_transaction_with_other_changes(catalog: InMemoryCatalo
     assert parent is not None and parent.summary is not None
     assert parent.summary["source-snapshot-id"] == str(picked.snapshot_id)
     assert _ids(table) == [1, 2, 3, 4]
+
+
+def test_cherry_pick_needs_a_table_or_transaction(catalog: InMemoryCatalog) -> None:
+    from frazil.table import ManageSnapshots
+
+    table = _table(catalog)
+    table.append(_rows([1]))
+    snapshot_id = _current(table).snapshot_id
+    with pytest.raises(InvalidUpdateError, match=r"table.manage_snapshots\(\)"):
+        ManageSnapshots(table.metadata).cherry_pick(snapshot_id)

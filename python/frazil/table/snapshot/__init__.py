@@ -6,7 +6,8 @@ Numbers", "Row Lineage", "Commit Conflict Resolution and Retry").
   a row filter, whole or by copy-on-write, or by path, and files added);
 - :class:`ReplacePartitions` (dynamic partition overwrite);
 - :class:`RewriteFiles` (``replace``);
-- :class:`CherryPick` (re-apply another snapshot's appended files on a branch).
+- :class:`CherryPick` (fast-forward to another snapshot, or re-apply its appended files or
+  dynamic partition overwrite on a branch).
 
 Each is a :class:`~frazil.table.transaction.PendingChange`; :mod:`frazil.table.snapshot.api`
 builds them from Arrow data for ``Table`` and ``Transaction``.

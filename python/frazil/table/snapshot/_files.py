@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -33,6 +33,7 @@ __all__ = [
     "manifest_rows",
     "metadata_dir",
     "new_entries",
+    "partition_key",
     "read_entries",
     "spec_of",
     "with_status",
@@ -148,6 +149,12 @@ def write_entries(
         content="deletes" if content == CONTENT_DELETES else "data",
         io=io,
     )
+
+
+def partition_key(spec_id: int, partition: Mapping[str, Any] | None) -> Hashable:
+    """A hashable key of a file's spec and partition tuple."""
+    items = sorted((partition or {}).items())
+    return (spec_id, tuple((k, repr(v)) for k, v in items))
 
 
 STATUS_NAMES = {STATUS_EXISTING: "existing", STATUS_ADDED: "added", STATUS_DELETED: "deleted"}

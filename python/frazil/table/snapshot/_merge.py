@@ -2,10 +2,12 @@
 ``commit.manifest-merge.enabled``, ``commit.manifest.target-size-bytes``,
 ``commit.manifest.min-count-to-merge``).
 
-Manifests are grouped by partition spec (highest spec id first) and bin-packed by length from
-the end with a lookback of 1, so that the order of manifests is kept and the under-filled bin
-is the newest, merged again next time. A bin of one is kept; a bin holding the commit's new
-manifest is merged only when it has at least ``min-count-to-merge`` manifests. A merged
+Data and delete manifests are merged separately, with the same properties (Java has one merge
+manager for each). Manifests are grouped by partition spec (highest spec id first) and
+bin-packed by length from the end with a lookback of 1, so that the order of manifests is kept
+and the under-filled bin is the newest, merged again next time. A bin of one is kept; the bin
+holding the first manifest (the commit's new one, when it has one) is merged only when it has
+at least ``min-count-to-merge`` manifests. A merged
 manifest keeps this commit's ADDED and DELETED entries, drops older DELETED ones and keeps
 everything else as EXISTING with explicit sequence numbers (pitfalls: "Writing"). Merges are
 cached by their inputs, so a retry reuses them.
@@ -23,7 +25,7 @@ from frazil.io import FileIO
 from frazil.manifest import STATUS_ADDED, STATUS_DELETED, STATUS_EXISTING
 from frazil.metadata import TableMetadata
 from frazil.table._properties import bool_property, int_property
-from frazil.table.snapshot._files import read_entries, spec_of, write_entries
+from frazil.table.snapshot._files import CONTENT_DATA, read_entries, spec_of, write_entries
 
 __all__ = ["ManifestMerger", "MergeSettings", "pack_end"]
 
@@ -62,29 +64,37 @@ def pack_end(items: Sequence[Row], target: int) -> list[list[Row]]:
 
 
 class ManifestMerger:
-    """Merges a commit's manifests; ``new_location`` names (and records) each new file."""
+    """Merges a commit's manifests of one ``content`` (data or deletes); ``new_location``
+    names (and records) each new file."""
 
-    def __init__(self, io: FileIO, snapshot_id: int, new_location: Callable[[], str]) -> None:
+    def __init__(
+        self,
+        io: FileIO,
+        snapshot_id: int,
+        new_location: Callable[[], str],
+        content: int = CONTENT_DATA,
+    ) -> None:
         self._io = io
         self._snapshot_id = snapshot_id
         self._new_location = new_location
+        self._content = content
         self._cache: dict[tuple[str, ...], Row] = {}
 
-    def merge(
-        self, staged: TableMetadata, manifests: Sequence[Row], first: Row | None
-    ) -> list[Row]:
-        """``manifests`` (``first``, the commit's new manifest, among them) merged per the
-        table's properties."""
+    def merge(self, staged: TableMetadata, manifests: Sequence[Row]) -> list[Row]:
+        """``manifests`` merged per the table's properties. The first one is the commit's new
+        manifest when it has one: its bin waits for ``min-count-to-merge`` manifests (Java's
+        ``mergeGroup`` treats the first manifest so, new or not)."""
         settings = MergeSettings(staged.properties)
         if not settings.enabled or not manifests:
             return list(manifests)
+        first = manifests[0]
         groups: dict[int, list[Row]] = {}
         for manifest in manifests:
             groups.setdefault(int(manifest["partition_spec_id"]), []).append(manifest)
         out: list[Row] = []
         for spec_id in sorted(groups, reverse=True):
             for group in pack_end(groups[spec_id], settings.target_size):
-                has_first = first is not None and any(m is first for m in group)
+                has_first = any(m is first for m in group)
                 if len(group) == 1 or (has_first and len(group) < settings.min_count):
                     out.extend(group)
                 else:
@@ -103,7 +113,13 @@ class ManifestMerger:
         entries = pa.concat_tables(tables, promote_options="default")
         spec = spec_of(staged, spec_id, f"manifest {key[0]}")
         row = write_entries(
-            self._new_location(), entries, staged, spec, self._snapshot_id, self._io
+            self._new_location(),
+            entries,
+            staged,
+            spec,
+            self._snapshot_id,
+            self._io,
+            content=self._content,
         )
         self._cache[key] = row
         return row

@@ -2,7 +2,8 @@
 ``ManifestFilterManager``): new files go to manifests written once; removed files are marked
 DELETED (with this snapshot's id) in rewrites of the manifests that held them, the other live
 entries of those manifests kept as EXISTING; manifests left without live files are dropped;
-the result is merged per ``commit.manifest-merge.*``."""
+the data manifests and the delete manifests are then merged, separately, per
+``commit.manifest-merge.*`` (Java's two ``ManifestMergeManager``s)."""
 
 from __future__ import annotations
 
@@ -20,10 +21,12 @@ from frazil.partitioning import PartitionSpec
 from frazil.snapshots import Snapshot
 from frazil.table.snapshot._files import (
     CONTENT_DATA,
+    CONTENT_DELETES,
     entry_files,
     live_entries,
     manifest_rows,
     new_entries,
+    partition_key,
     read_entries,
     spec_of,
     with_status,
@@ -35,12 +38,6 @@ from frazil.table.snapshot.producer import SnapshotProducer
 __all__ = ["MergingProducer", "partition_key"]
 
 Row = dict[str, Any]
-
-
-def partition_key(spec_id: int, partition: Mapping[str, Any] | None) -> Hashable:
-    """A hashable key of a file's spec and partition tuple."""
-    items = sorted((partition or {}).items())
-    return (spec_id, tuple((k, repr(v)) for k, v in items))
 
 
 class MergingProducer(SnapshotProducer):
@@ -68,6 +65,9 @@ class MergingProducer(SnapshotProducer):
         # fixed, and a committed manifest never changes.
         self._filtered: dict[str, tuple[Row | None, list[tuple[PartitionSpec, DataFile]]]] = {}
         self._merger = ManifestMerger(io, self.snapshot_id, self.new_manifest_location)
+        self._delete_merger = ManifestMerger(
+            io, self.snapshot_id, self.new_manifest_location, CONTENT_DELETES
+        )
 
     # --- building -------------------------------------------------------------------------
 
@@ -192,6 +192,26 @@ class MergingProducer(SnapshotProducer):
             )
         return out, deleted
 
+    def removed_data_files(
+        self, staged: TableMetadata, parent: Snapshot | None
+    ) -> list[tuple[PartitionSpec, DataFile]]:
+        """The data files this change removes from ``parent``, with their specs (the manifest
+        rewrites are cached for :meth:`_manifests`). A CommitValidationError when a file to
+        delete is no longer there."""
+        if not self.deletes_files:
+            return []
+        data = [m for m in manifest_rows(parent, self.io) if int(m.get("content") or 0) == 0]
+        return self._filter(staged, data)[1]
+
+    def removed_files(
+        self, staged: TableMetadata, parent: Snapshot | None
+    ) -> dict[str, tuple[int, Mapping[str, Any] | None]]:
+        """:meth:`removed_data_files` as path: (spec id, partition), for conflict checks."""
+        return {
+            str(f.file_path): (spec.spec_id, f.partition)
+            for spec, f in self.removed_data_files(staged, parent)
+        }
+
     def _manifests(self, staged: TableMetadata, parent: Snapshot | None) -> list[Row]:
         new = self._written_new_manifests()
         existing = manifest_rows(parent, self.io)
@@ -212,7 +232,8 @@ class MergingProducer(SnapshotProducer):
             )
 
         data_manifests = [m for m in [*new, *filtered] if keep(m)]
+        delete_manifests = [m for m in deletes if keep(m)]
         if self._merge_enabled(staged):
-            first = new[0] if new else None
-            data_manifests = self._merger.merge(staged, data_manifests, first)
-        return [*data_manifests, *[m for m in deletes if keep(m)]]
+            data_manifests = self._merger.merge(staged, data_manifests)
+            delete_manifests = self._delete_merger.merge(staged, delete_manifests)
+        return [*data_manifests, *delete_manifests]

@@ -10,7 +10,7 @@ touch (the inclusive partition projection and metrics evaluators, in the Rust co
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -25,6 +25,7 @@ from frazil.snapshots import Operation, Snapshot
 from frazil.table.snapshot._files import (
     CONTENT_DATA,
     manifest_rows,
+    partition_key,
     read_entries,
     spec_of,
 )
@@ -42,6 +43,10 @@ __all__ = [
 ]
 
 SERIALIZABLE = "serializable"
+POSITION_DELETES = 1
+EQUALITY_DELETES = 2
+# The ``file_path`` column of position delete files (spec: "Position Delete Files").
+DELETE_FILE_PATH_ID = 2147483546
 SNAPSHOT = "snapshot"
 
 
@@ -151,22 +156,87 @@ def check_no_new_deletes(
     row_filter: Expression,
     case_sensitive: bool,
     io: FileIO,
-    removed_paths: frozenset[str] = frozenset(),
+    removed: Mapping[str, tuple[int, Mapping[str, Any] | None]] | None = None,
 ) -> None:
-    """No delete file that may apply to rows matching ``row_filter``, or that references one
-    of ``removed_paths``, was added by the snapshots of ``history`` (Java's
-    ``validateNoNewDeleteFiles`` / ``validateNoNewDeletesForDataFiles``): removing or
-    rewriting the data would resurrect the rows they delete."""
+    """No delete file that may apply to rows matching ``row_filter``, or to one of the
+    ``removed`` data files (path: spec id and partition), was added by the snapshots of
+    ``history`` (Java's ``validateNoNewDeleteFiles`` / ``validateNoNewDeletesForDataFiles``):
+    removing or rewriting the data would resurrect the rows they delete."""
     ops = (Operation.OVERWRITE.value, Operation.DELETE.value)
     found = _conflicts(staged, history, ops, False, row_filter, case_sensitive, io)
-    if removed_paths:
-        for _, entries in _added_entries(staged, history, ops, False, io):
-            files = entries.column("data_file")
-            refs = pc.struct_field(files, "referenced_data_file").to_pylist()
-            paths = pc.struct_field(files, "file_path").to_pylist()
-            found.extend(p for p, r in zip(paths, refs, strict=True) if r in removed_paths)
     if found:
         raise CommitValidationError(
-            f"found new delete files that apply to data this commit removes: "
+            f"found new delete files that can apply to records matching {row_filter}: "
             f"{_describe(sorted(set(found)))} (added concurrently)"
         )
+    if removed and staged.format_version >= 2:
+        conflicts = _deletes_for_files(staged, history, ops, removed, io)
+        if conflicts:
+            raise CommitValidationError(
+                "cannot commit: found new deletes for data files this commit removes "
+                f"(added concurrently): {_describe(conflicts)}"
+            )
+
+
+def _deletes_for_files(
+    staged: TableMetadata,
+    history: list[Snapshot],
+    operations: tuple[str, ...],
+    removed: Mapping[str, tuple[int, Mapping[str, Any] | None]],
+    io: FileIO,
+) -> list[str]:
+    """Which delete files added by ``history`` apply to a ``removed`` data file, as Java's
+    ``DeleteFileIndex.forDataFile`` decides for a file older than all of them (spec: "Scan
+    Planning"): a deletion vector or file-scoped position delete file to the data file it
+    references; another position delete file to the files of its partition that its
+    ``file_path`` bounds may cover; an equality delete file to the files of its partition, or
+    to every file when its spec is unpartitioned (global). Equality deletes are not narrowed
+    by their column bounds (Java does): a possible conflict is refused."""
+    by_partition: dict[Hashable, list[str]] = {}
+    for path, (spec_id, partition) in removed.items():
+        by_partition.setdefault(partition_key(spec_id, partition), []).append(path)
+    out: list[str] = []
+    for manifest, entries in _added_entries(staged, history, operations, False, io):
+        spec_id = int(manifest["partition_spec_id"])
+        spec = spec_of(staged, spec_id, "a concurrent delete manifest")
+        for file in entries.column("data_file").to_pylist():
+            path = file["file_path"]
+            content = int(file["content"])
+            if content == POSITION_DELETES:
+                lower = _bound(file, "lower_bounds")
+                upper = _bound(file, "upper_bounds")
+                target = file.get("referenced_data_file")
+                if target is None and lower is not None and lower == upper:
+                    target = lower.decode("utf-8", "replace")
+                if target is not None:
+                    if target in removed:
+                        kind = "deletion vector" if _is_dv(file) else "position deletes"
+                        out.append(f"{kind} {path} for {target}")
+                    continue
+                key = partition_key(spec_id, file.get("partition"))
+                hits = [
+                    p
+                    for p in by_partition.get(key, [])
+                    if (lower is None or lower <= p.encode())
+                    and (upper is None or p.encode() <= upper)
+                ]
+                out.extend(f"position deletes {path} for {p}" for p in hits)
+            elif content == EQUALITY_DELETES:
+                if spec.is_unpartitioned():
+                    hits = list(removed)
+                else:
+                    hits = by_partition.get(partition_key(spec_id, file.get("partition")), [])
+                out.extend(f"equality deletes {path} for {p}" for p in hits)
+    return out
+
+
+def _bound(file: Mapping[str, Any], column: str) -> bytes | None:
+    bounds = file.get(column) or []
+    for key, value in bounds.items() if isinstance(bounds, dict) else bounds:
+        if key == DELETE_FILE_PATH_ID:
+            return bytes(value)
+    return None
+
+
+def _is_dv(file: Mapping[str, Any]) -> bool:
+    return str(file.get("file_format") or "").upper() == "PUFFIN"

@@ -166,7 +166,7 @@ class Table:
     def manage_snapshots(self) -> ManageSnapshots:
         from frazil.table.manage_snapshots import ManageSnapshots
 
-        return ManageSnapshots(self._metadata, committer=self._commit_builder)
+        return ManageSnapshots(self._metadata, committer=self._commit_builder, owner=self)
 
     # --- maintenance (see frazil.table.maintenance) -------------------------------------------
 

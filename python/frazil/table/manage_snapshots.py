@@ -56,8 +56,17 @@ class _Pick:
 class ManageSnapshots(EvolutionBuilder[dict[str, SnapshotRef]]):
     """Create, move and remove branches and tags; roll the table back or forward."""
 
-    def __init__(self, metadata: TableMetadata, *, committer: Committer | None = None) -> None:
+    def __init__(
+        self,
+        metadata: TableMetadata,
+        *,
+        committer: Committer | None = None,
+        owner: Table | Transaction | None = None,
+    ) -> None:
+        """``owner``: the table or transaction that commits this builder; a cherry-pick
+        writes a manifest list through its storage and stages in its transaction."""
         super().__init__(metadata, committer)
+        self._owner_of_commit = owner
         self._refs: dict[str, SnapshotRef] = dict(metadata.refs)
         # Ref changes since the last cherry-pick (since the start without one), against
         # ``_current``: the base with the steps before them applied.
@@ -220,13 +229,9 @@ class ManageSnapshots(EvolutionBuilder[dict[str, SnapshotRef]]):
         return self
 
     def _owner(self, what: str) -> Table | Transaction:
-        """The table or transaction whose commit function this builder was given."""
-        from frazil.table._table import Table
-        from frazil.table.transaction import Transaction
-
-        owner = getattr(self._committer, "__self__", None)
-        if isinstance(owner, Table | Transaction):
-            return owner
+        """The table or transaction that commits this builder."""
+        if self._owner_of_commit is not None:
+            return self._owner_of_commit
         raise InvalidUpdateError(
             f"cannot {what} here: it writes a snapshot, so it needs the builder of a table or "
             "transaction (table.manage_snapshots() or transaction.manage_snapshots())"

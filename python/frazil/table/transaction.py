@@ -208,7 +208,7 @@ class Transaction:
     def manage_snapshots(self) -> ManageSnapshots:
         from frazil.table.manage_snapshots import ManageSnapshots
 
-        return ManageSnapshots(self._staged, committer=self._stage_builder)
+        return ManageSnapshots(self._staged, committer=self._stage_builder, owner=self)
 
     def set_properties(
         self, properties: Mapping[str, str] | None = None, **kwargs: str

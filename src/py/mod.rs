@@ -14,6 +14,7 @@ mod errors;
 mod expressions;
 mod expressions_test_hooks;
 mod file_match;
+mod gather;
 mod io;
 mod manifest;
 mod read;
@@ -40,5 +41,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     file_match::register(m)?;
     avro_bench_hooks::register(m)?;
     spec::register(m)?;
+    gather::register(m)?;
     Ok(())
 }

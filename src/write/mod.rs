@@ -1,0 +1,3 @@
+//! The hot paths of writing data files: rows reordered by partition.
+
+pub mod gather;

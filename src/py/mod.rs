@@ -14,7 +14,6 @@ mod errors;
 mod expressions;
 mod expressions_test_hooks;
 mod file_match;
-mod gather;
 mod io;
 mod manifest;
 mod read;
@@ -22,6 +21,7 @@ mod scan;
 mod spec;
 mod transforms;
 mod values;
+mod write;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -41,6 +41,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     file_match::register(m)?;
     avro_bench_hooks::register(m)?;
     spec::register(m)?;
-    gather::register(m)?;
+    write::register(m)?;
     Ok(())
 }

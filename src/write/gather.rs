@@ -166,7 +166,7 @@ mod tests {
         let a = batch(vec![Some(0)], vec![Some("a")]);
         let schema = a.schema();
         let nulls = Int64Array::from(vec![None, Some(0)]);
-        assert!(gather(&[a.clone()], schema.clone(), &nulls, 1)
+        assert!(gather(std::slice::from_ref(&a), schema.clone(), &nulls, 1)
             .unwrap_err()
             .to_string()
             .contains("null"));

@@ -133,7 +133,9 @@ def test_bad_indices_raise_a_frazil_error(indices: pa.Array, message: str) -> No
 
 
 def test_decimal_and_nested_values_survive() -> None:
-    t = pa.struct([pa.field("d", pa.decimal128(12, 2)), pa.field("m", pa.map_(pa.string(), pa.int32()))])
+    t = pa.struct(
+        [pa.field("d", pa.decimal128(12, 2)), pa.field("m", pa.map_(pa.string(), pa.int32()))]
+    )
     values = [
         {"d": decimal.Decimal("1.25"), "m": [("a", 1)]},
         None,

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 from frazil import _native
 from frazil.errors import FrazilError
+from frazil.table.write._partition import gather_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,7 +89,7 @@ def _tables_and_indices(draw: st.DrawFn) -> tuple[pa.Table, list[int]]:
 def test_gather_equals_pyarrow_take(case: tuple[pa.Table, list[int]], index_type: Any) -> None:
     table, indices = case
     index_array = pa.array(indices, index_type)
-    got = _native.gather_rows(table, index_array, threads=2)
+    got = gather_rows(table, index_array)
     want = table.take(index_array)
     assert got.schema == table.schema
     assert got.num_rows == len(indices)

@@ -18,7 +18,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from frazil import _native
 from frazil.errors import FrazilTypeError, InvalidValueError, ValidationError
 from frazil.io import FileIO
 from frazil.manifest import DataFile
@@ -27,7 +26,7 @@ from frazil.schema import Schema
 from frazil.table import _metadata_columns as meta
 from frazil.table.write._add_files import data_file_from_parquet
 from frazil.table.write._config import WriteConfig, default_metrics_mode, metrics_modes
-from frazil.table.write._partition import Partitioner, sort_batch
+from frazil.table.write._partition import Partitioner, gather_rows, sort_batch
 from frazil.table.write._schema import (
     Conformer,
     SchemaMismatchError,
@@ -182,7 +181,7 @@ def _write(
             if gather is not None:
                 # One reordered copy of the chunk, its columns gathered in parallel by the
                 # Rust core (arrow-rs take, without the GIL).
-                chunk = _native.gather_rows(chunk, gather)
+                chunk = gather_rows(chunk, gather)
             for partition, (start, length) in parts:
                 writer = writers.get(partition.key)
                 if writer is None:

@@ -2,9 +2,12 @@
 //! rows of each partition together (a stable sort on partition codes gives the
 //! order), so that each partition is one contiguous slice.
 //!
-//! arrow-rs `take` does the work, one column per task on the rayon pool: the
-//! variable-width columns (strings, binary) dominate, and gathering them
-//! costs a few nanoseconds a value here against ~100 ns in pyarrow's `take`.
+//! arrow-rs `take` does the work, one column per task on the rayon pool.
+//! Measured on the write bench (2 cores, loaded): 2.4x less CPU than
+//! pyarrow's `take` at 1M rows, only ~15% less at 10M, where both are bound
+//! by memory (each output row reads a new cache line of every column, from
+//! 160 interleaved runs). Joining a chunked column first (`concat`) costs
+//! up to a third of a string column's gather.
 
 use arrow_array::{new_empty_array, Array, ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, SchemaRef};

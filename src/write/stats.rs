@@ -1,8 +1,8 @@
 //! Per-file column statistics the writer computes from the data it writes:
 //! bounds of byte-string columns and the distinct count behind the dictionary
 //! decision. pyarrow's kernels cost ~40 ns a string value for `min_max` and
-//! ~100 ns a value for `count_distinct` (a hash table grown per call); these
-//! loops cost a few.
+//! ~100 ns a value for `count_distinct` on a 4096-value sample; these loops
+//! ~5 and ~20.
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{BinaryType, ByteArrayType, LargeBinaryType, LargeUtf8Type, Utf8Type};

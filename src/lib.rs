@@ -20,6 +20,7 @@ pub mod scan;
 pub mod spec;
 pub mod transform;
 pub mod values;
+pub mod write;
 
 /// The type model lives in [`spec::types`]; this path is kept for the
 /// modules written before `spec/` existed.

@@ -21,6 +21,7 @@ mod scan;
 mod spec;
 mod transforms;
 mod values;
+mod write;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -40,5 +41,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     file_match::register(m)?;
     avro_bench_hooks::register(m)?;
     spec::register(m)?;
+    write::register(m)?;
     Ok(())
 }

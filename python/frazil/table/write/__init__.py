@@ -26,7 +26,7 @@ from frazil.schema import Schema
 from frazil.table import _metadata_columns as meta
 from frazil.table.write._add_files import data_file_from_parquet
 from frazil.table.write._config import WriteConfig, default_metrics_mode, metrics_modes
-from frazil.table.write._partition import Partitioner, sort_batch
+from frazil.table.write._partition import Partitioner, gather_rows, sort_batch
 from frazil.table.write._schema import (
     Conformer,
     SchemaMismatchError,
@@ -179,7 +179,9 @@ def _write(
                 chunk = sort_batch(chunk, settings.schema, order)
             parts, gather = partitioner.split(chunk)
             if gather is not None:
-                chunk = _reordered(pool, chunk, gather)
+                # One reordered copy of the chunk, its columns gathered in parallel by the
+                # Rust core (arrow-rs take, without the GIL).
+                chunk = gather_rows(chunk, gather)
             for partition, (start, length) in parts:
                 writer = writers.get(partition.key)
                 if writer is None:
@@ -216,13 +218,6 @@ def _chunks(
             pending, size = [], 0
     if pending:
         yield pa.Table.from_batches(pending, schema=conformer.target)
-
-
-def _reordered(pool: ThreadPoolExecutor, chunk: pa.Table, indices: pa.Array) -> pa.Table:
-    """One reordered copy of ``chunk``, its columns gathered in parallel (a take from a
-    chunked column concatenates it first: once per column here, not once per partition)."""
-    columns = pool.map(lambda column: column.take(indices), chunk.columns)
-    return pa.Table.from_arrays(list(columns), schema=chunk.schema)
 
 
 def _drain(writer: PartitionWriter) -> Iterator[DataFile]:

@@ -177,7 +177,17 @@ class BoundsCollector:
                     _fold_float(state, array, nans)
             elif mode.bounds and array.null_count < len(array):
                 temporal = _TEMPORAL.get(str(t))
-                if temporal is not None:
+                low: Any
+                high: Any
+                if isinstance(t, StringType | BinaryType) and _is_plain_bytes(array.type):
+                    # The Rust core compares unsigned bytes (Iceberg's order for both) at a
+                    # few ns a value; pyarrow's min_max costs ~40.
+                    found = _native.bytes_min_max(array)
+                    assert found is not None  # some value is not null
+                    low, high = found
+                    if isinstance(t, StringType):
+                        low, high = low.decode("utf-8"), high.decode("utf-8")
+                elif temporal is not None:
                     # Integers in the core's canonical unit: no datetime range limits.
                     low, high = (_Raw(s.as_py()) for s in pc.min_max(array.cast(temporal)).values())
                 else:
@@ -201,6 +211,15 @@ class BoundsCollector:
             if high is not None:
                 upper[field_id] = _to_bytes(t, high)
         return lower, upper, nans
+
+
+def _is_plain_bytes(t: pa.DataType) -> bool:
+    return bool(
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+    )
 
 
 def _column(batch: pa.RecordBatch | pa.Table, path: tuple[str, ...]) -> Any:

@@ -1,0 +1,4 @@
+//! The hot paths of writing data files: rows reordered by partition.
+
+pub mod gather;
+pub mod stats;

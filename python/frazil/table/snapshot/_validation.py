@@ -106,6 +106,20 @@ def _added_entries(
             yield manifest, entries.filter(pc.fill_null(added, False))
 
 
+def added_data_files(
+    staged: TableMetadata, history: list[Snapshot], operations: tuple[str, ...], io: FileIO
+) -> Iterator[tuple[int, str, dict[str, Any] | None]]:
+    """``(spec id, path, partition)`` of every data file the snapshots of ``history`` with
+    one of ``operations`` added: what a partition-replacing commit checks against."""
+    for manifest, entries in _added_entries(staged, history, operations, True, io):
+        spec_id = int(manifest["partition_spec_id"])
+        files = entries.column("data_file")
+        partitions = pc.struct_field(files, "partition").to_pylist()
+        paths = pc.struct_field(files, "file_path").to_pylist()
+        for path, partition in zip(paths, partitions, strict=True):
+            yield spec_id, path, partition
+
+
 def _conflicts(
     staged: TableMetadata,
     history: list[Snapshot],

@@ -34,7 +34,7 @@ from frazil.table.snapshot._files import (
     read_entries,
 )
 from frazil.table.snapshot._merging import MergingProducer, partition_key
-from frazil.table.snapshot._validation import _added_entries
+from frazil.table.snapshot._validation import added_data_files
 from frazil.table.updates import SetSnapshotRef, TableUpdate
 
 __all__ = ["REPLACE_PARTITIONS", "CherryPick"]
@@ -197,18 +197,13 @@ class CherryPick(MergingProducer):
                     f"cannot cherry-pick overwrite snapshot {self.picked.snapshot_id}: its "
                     f"parent {base_id} is no longer an ancestor of branch {self.branch!r}"
                 )
-        for manifest, entries in _added_entries(staged, since, _ALL_OPERATIONS, True, self.io):
-            spec_id = int(manifest["partition_spec_id"])
-            files = entries.column("data_file")
-            partitions = pc.struct_field(files, "partition").to_pylist()
-            paths = pc.struct_field(files, "file_path").to_pylist()
-            for path, partition in zip(paths, partitions, strict=True):
-                if partition_key(spec_id, partition) in self._replaced:
-                    raise CommitValidationError(
-                        f"cannot cherry-pick overwrite snapshot {self.picked.snapshot_id}: "
-                        f"partition {partition} it replaces changed since its parent "
-                        f"{base_id} ({path} was added)"
-                    )
+        for spec_id, path, partition in added_data_files(staged, since, _ALL_OPERATIONS, self.io):
+            if partition_key(spec_id, partition) in self._replaced:
+                raise CommitValidationError(
+                    f"cannot cherry-pick overwrite snapshot {self.picked.snapshot_id}: "
+                    f"partition {partition} it replaces changed since its parent "
+                    f"{base_id} ({path} was added)"
+                )
 
     def updates_for(self, staged: TableMetadata) -> tuple[TableUpdate, ...]:
         head = latest_snapshot(staged, self.branch)

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import pyarrow.compute as pc
-
 from frazil.errors import CommitValidationError, InvalidUpdateError
 from frazil.io import FileIO
 from frazil.manifest import DataFile
@@ -27,7 +25,7 @@ from frazil.table.snapshot._merging import MergingProducer, partition_key
 from frazil.table.snapshot._rewrite import remove_rows
 from frazil.table.snapshot._validation import (
     SERIALIZABLE,
-    _added_entries,
+    added_data_files,
     check_no_new_data,
     check_no_new_deletes,
     isolation_level,
@@ -152,17 +150,12 @@ class ReplacePartitions(MergingProducer):
         if isolation_level(staged.properties, UPDATE_ISOLATION) != SERIALIZABLE:
             return
         ops = (Operation.APPEND.value, Operation.OVERWRITE.value)
-        for manifest, entries in _added_entries(staged, history, ops, True, self.io):
-            spec_id = int(manifest["partition_spec_id"])
-            files = entries.column("data_file")
-            partitions = pc.struct_field(files, "partition").to_pylist()
-            paths = pc.struct_field(files, "file_path").to_pylist()
-            for path, partition in zip(paths, partitions, strict=True):
-                if self._replace_all or partition_key(spec_id, partition) in self._replaced:
-                    raise CommitValidationError(
-                        f"found a conflicting file added concurrently to a replaced "
-                        f"partition: {path} (serializable isolation)"
-                    )
+        for spec_id, path, partition in added_data_files(staged, history, ops, self.io):
+            if self._replace_all or partition_key(spec_id, partition) in self._replaced:
+                raise CommitValidationError(
+                    f"found a conflicting file added concurrently to a replaced "
+                    f"partition: {path} (serializable isolation)"
+                )
 
 
 class RewriteFiles(MergingProducer):

@@ -28,7 +28,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrayRef, BooleanArray, Float32Array, Float64Array, RecordBatch};
 use arrow_buffer::BooleanBuffer;
-use arrow_row::{RowConverter, SortField};
+use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashSet};
@@ -52,14 +52,27 @@ enum Keys {
     /// `Double.compare` equality, so -0.0 differs from 0.0); `null`: whether a
     /// delete row's key is null (a null matches a null).
     Words { values: FxHashSet<u64>, null: bool },
-    /// Encoded keys stored end to end in `data` (key `i` ends at `ends[i]`),
-    /// indexed by a table of key numbers hashed by their bytes.
-    Rows {
-        converter: RowConverter,
-        data: Vec<u8>,
-        ends: Vec<usize>,
-        index: HashTable<u32>,
-    },
+    /// Encoded keys (see [`RowKeys`]).
+    Rows(RowKeys),
+}
+
+/// Encoded keys stored end to end in `data` (key `i` ends at `ends[i]`),
+/// indexed by a table of key numbers hashed by their bytes.
+struct RowKeys {
+    converter: RowConverter,
+    data: Vec<u8>,
+    ends: Vec<usize>,
+    index: HashTable<u32>,
+}
+
+impl RowKeys {
+    /// The rows of `columns` (checked, NaNs canonicalised) arrow-row
+    /// encoded; `source` names them in errors.
+    fn encode(&self, columns: &[ArrayRef], source: &str) -> Result<Rows> {
+        self.converter
+            .convert_columns(columns)
+            .map_err(|e| Error::InvalidData(format!("{source}: cannot encode equality keys: {e}")))
+    }
 }
 
 /// Whether a column type is held as a machine word.
@@ -170,12 +183,12 @@ impl EqualityDeleteSet {
                     column_names(&schema)
                 ))
             })?;
-            Keys::Rows {
+            Keys::Rows(RowKeys {
                 converter,
                 data: Vec::new(),
                 ends: Vec::new(),
                 index: HashTable::new(),
-            }
+            })
         };
         Ok(EqualityDeleteSet { schema, keys })
     }
@@ -188,7 +201,7 @@ impl EqualityDeleteSet {
     pub fn len(&self) -> usize {
         match &self.keys {
             Keys::Words { values, null } => values.len() + usize::from(*null),
-            Keys::Rows { ends, .. } => ends.len(),
+            Keys::Rows(keys) => keys.ends.len(),
         }
     }
 
@@ -215,15 +228,11 @@ impl EqualityDeleteSet {
                     }
                 });
             }
-            Keys::Rows {
-                converter,
-                data,
-                ends,
-                index,
-            } => {
-                let rows = converter.convert_columns(&columns).map_err(|e| {
-                    Error::InvalidData(format!("{source}: cannot encode equality delete keys: {e}"))
-                })?;
+            Keys::Rows(keys) => {
+                let rows = keys.encode(&columns, source)?;
+                let RowKeys {
+                    data, ends, index, ..
+                } = keys;
                 index.reserve(rows.num_rows(), |&k| hash_bytes(key_bytes(data, ends, k)));
                 for row in rows.iter() {
                     let bytes = row.as_ref();
@@ -272,15 +281,11 @@ impl EqualityDeleteSet {
                     }
                 })
             }
-            Keys::Rows {
-                converter,
-                data,
-                ends,
-                index,
-            } => {
-                let rows = converter.convert_columns(&columns).map_err(|e| {
-                    Error::InvalidData(format!("{source}: cannot encode equality keys: {e}"))
-                })?;
+            Keys::Rows(keys) => {
+                let rows = keys.encode(&columns, source)?;
+                let RowKeys {
+                    data, ends, index, ..
+                } = keys;
                 BooleanBuffer::collect_bool(rows.num_rows(), |i| {
                     let bytes = rows.row(i);
                     let bytes = bytes.as_ref();
@@ -349,7 +354,7 @@ impl EqualityDeleteSet {
                 // Words canonicalise NaNs themselves; encoded rows need it done first.
                 Ok(match self.keys {
                     Keys::Words { .. } => column.clone(),
-                    Keys::Rows { .. } => canonical_nans(column),
+                    Keys::Rows(_) => canonical_nans(column),
                 })
             })
             .collect()

@@ -22,65 +22,6 @@ pub struct PositionDeleteIndex {
     positions: RoaringTreemap,
 }
 
-/// Which rows of a string column equal a value, for the string layouts a
-/// position delete file's `file_path` may be read as.
-fn matching_rows(column: &dyn Array, data_file: &str, source: &str) -> Result<Vec<bool>> {
-    let wanted = data_file.as_bytes();
-    let null_path = |row: usize| {
-        Error::InvalidData(format!(
-            "position delete file {source}: file_path is null in row {row} (it is required)"
-        ))
-    };
-    macro_rules! compare {
-        ($array:expr) => {{
-            let array = $array;
-            (0..array.len())
-                .map(|row| {
-                    if array.is_null(row) {
-                        Err(null_path(row))
-                    } else {
-                        Ok(array.value(row).as_bytes() == wanted)
-                    }
-                })
-                .collect()
-        }};
-    }
-    match column.data_type() {
-        DataType::Utf8 => compare!(column.as_string::<i32>()),
-        DataType::LargeUtf8 => compare!(column.as_string::<i64>()),
-        DataType::Utf8View => compare!(column.as_string_view()),
-        DataType::Dictionary(_, value_type)
-            if matches!(
-                value_type.as_ref(),
-                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-            ) =>
-        {
-            // Compare each distinct path once, then map the keys.
-            if column.is_empty() {
-                // (arrow's normalized_keys refuses a dictionary without values)
-                return Ok(Vec::new());
-            }
-            let dictionary = column
-                .as_any_dictionary_opt()
-                .ok_or_else(|| Error::Internal("dictionary column without a dictionary".into()))?;
-            let values = matching_rows(dictionary.values().as_ref(), data_file, source)?;
-            let keys = dictionary.normalized_keys();
-            (0..column.len())
-                .map(|row| {
-                    if column.is_null(row) {
-                        Err(null_path(row))
-                    } else {
-                        Ok(values.get(keys[row]).copied().unwrap_or(false))
-                    }
-                })
-                .collect()
-        }
-        other => Err(Error::TypeMismatch(format!(
-            "position delete file {source}: file_path must be a string column, not {other}"
-        ))),
-    }
-}
-
 impl PositionDeleteIndex {
     pub fn new() -> PositionDeleteIndex {
         PositionDeleteIndex::default()
@@ -105,65 +46,6 @@ impl PositionDeleteIndex {
             }
             None => 0,
         }
-    }
-
-    /// Adds the rows of a position delete file (its `file_path` and `pos`
-    /// columns) that name `data_file`; other files' rows are ignored.
-    /// Returns how many rows named `data_file`. A null or negative position
-    /// of such a row, or columns of different lengths, are
-    /// [`Error::InvalidData`] naming `source`.
-    pub fn add_position_deletes(
-        &mut self,
-        data_file: &str,
-        file_paths: &dyn Array,
-        positions: &dyn Array,
-        source: &str,
-    ) -> Result<u64> {
-        if file_paths.len() != positions.len() {
-            return Err(Error::InvalidData(format!(
-                "position delete file {source}: {} file paths but {} positions",
-                file_paths.len(),
-                positions.len()
-            )));
-        }
-        let positions = positions.as_primitive_opt::<Int64Type>().ok_or_else(|| {
-            Error::TypeMismatch(format!(
-                "position delete file {source}: pos must be a long (int64) column, not {}",
-                positions.data_type()
-            ))
-        })?;
-        let matching = matching_rows(file_paths, data_file, source)?;
-        let mut added = Vec::new();
-        for (row, matches) in matching.into_iter().enumerate() {
-            if !matches {
-                continue;
-            }
-            if positions.is_null(row) {
-                return Err(Error::InvalidData(format!(
-                    "position delete file {source}: pos is null in row {row} (it is required)"
-                )));
-            }
-            let pos = positions.value(row);
-            let pos = u64::try_from(pos).map_err(|_| {
-                Error::InvalidData(format!(
-                    "position delete file {source}: negative position {pos} in row {row}"
-                ))
-            })?;
-            added.push(pos);
-        }
-        let count = added.len() as u64;
-        // Spec: rows are sorted by file_path then pos; sorted input appends
-        // to the bitmap fastest, anything else still inserts correctly.
-        if added.is_sorted() {
-            added.dedup();
-            let run = RoaringTreemap::from_sorted_iter(added).map_err(|e| {
-                Error::Internal(format!("sorted positions refused by the bitmap: {e}"))
-            })?;
-            self.positions |= run;
-        } else {
-            self.positions.extend(added);
-        }
-        Ok(count)
     }
 
     /// How many positions are deleted.

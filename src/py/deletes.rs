@@ -184,42 +184,6 @@ impl PyPositionDeleteIndex {
         })
     }
 
-    /// Adds the rows of a position delete file (its `file_path` and `pos`
-    /// columns as pyarrow arrays or chunked arrays, not copied) that name
-    /// this index's data file. Returns how many rows did.
-    #[pyo3(signature = (file_paths, positions, source="<position delete file>"))]
-    fn add_positions(
-        &mut self,
-        py: Python<'_>,
-        file_paths: AnyArray,
-        positions: AnyArray,
-        source: &str,
-    ) -> PyResult<u64> {
-        let paths = chunks(file_paths)?;
-        let positions = chunks(positions)?;
-        let data_file = self.data_file.as_str();
-        let inner = &mut self.inner;
-        py.detach(|| {
-            run(|| {
-                let total_paths: usize = paths.iter().map(|a| a.len()).sum();
-                let total_positions: usize = positions.iter().map(|a| a.len()).sum();
-                if total_paths != total_positions {
-                    return Err(Error::InvalidData(format!(
-                        "position delete file {source}: {total_paths} file paths but {total_positions} positions"
-                    )));
-                }
-                if total_paths == 0 {
-                    return Ok(0);
-                }
-                let mut added = 0;
-                for (paths, positions) in aligned(paths, positions)? {
-                    added += inner.add_position_deletes(data_file, paths.as_ref(), positions.as_ref(), source)?;
-                }
-                Ok(added)
-            })
-        })
-    }
-
     /// Adds what a position delete file (read into `PositionDeletesByFile`)
     /// deletes in this index's data file. Returns how many positions.
     fn add_position_file(&mut self, py: Python<'_>, deletes: &PyPositionDeletesByFile) -> u64 {
@@ -419,6 +383,10 @@ impl PyPositionDeletesByFile {
                     )));
                 }
                 let mut by_file = PositionDeletesByFile::new();
+                if total_paths == 0 {
+                    // (an empty file may come as chunked arrays without chunks)
+                    return Ok(by_file);
+                }
                 for (paths, positions) in aligned(paths, positions)? {
                     by_file.add(paths.as_ref(), positions.as_ref(), source)?;
                 }

@@ -8,7 +8,7 @@
 Before each DELETE the rows it will remove are collected through Spark as ``(_file, _pos)``.
 frazil plans the table, builds each data file's index from the task's delete files (deletion
 vectors read from the Puffin file at ``content_offset``/``content_size_in_bytes``; position
-delete rows read with pyarrow and given to ``add_positions``), and the index must hold exactly
+delete rows read with pyarrow into ``PositionDeletesByFile``), and the index must hold exactly
 the positions Spark deleted. Applying it to the data file's batches must leave the rows Spark
 still returns for that file.
 """
@@ -93,7 +93,11 @@ def _indexes(metadata_location: str, version: int) -> dict[str, Any]:
             else:
                 assert delete.file_format.upper() == "PARQUET"
                 rows = _read(delete.file_path)
-                index.add_positions(rows["file_path"], rows["pos"], source=delete.file_path)
+                index.add_position_file(
+                    _native.PositionDeletesByFile(
+                        rows["file_path"], rows["pos"], source=delete.file_path
+                    )
+                )
         if version == 3:
             # Spec: at most one deletion vector per data file.
             assert len(task.delete_files) <= 1
@@ -131,7 +135,7 @@ def test_v2_position_delete_files_from_spark(tables: Warehouse) -> None:
     name, expected = _build(tables, "pd_v2", 2, ", 'write.delete.granularity'='partition'")
     namespace, table = name.split(".")[1:]
     # Partition granularity: some delete file names more than one data file, so rows of other
-    # files must be skipped by add_positions.
+    # files must be left out of each data file's index.
     metadata = str(tables.current_metadata_file(namespace, table))
     delete_paths = {
         d.file_path
@@ -172,6 +176,10 @@ def test_v2_deletes_carried_into_deletion_vectors_after_upgrade(tables: Warehous
                 )
             else:
                 rows = _read(delete.file_path)
-                index.add_positions(rows["file_path"], rows["pos"], source=delete.file_path)
+                index.add_position_file(
+                    _native.PositionDeletesByFile(
+                        rows["file_path"], rows["pos"], source=delete.file_path
+                    )
+                )
         expected_positions = sorted(expected.get(task.file.file_path, set()))
         assert index.positions().to_pylist() == expected_positions

@@ -1,5 +1,5 @@
 """Position deletes in Rust (src/arrow/position_deletes.rs, src/puffin/): deletion vectors
-round-trip through Puffin files, position-delete rows select only their data file, and applying
+round-trip through Puffin files, position-delete files give each data file its rows, and applying
 the index to batches at any absolute offset equals the same deletes done in pyarrow. Corrupt
 blobs and files are refused with a FrazilError naming the file."""
 
@@ -9,6 +9,7 @@ import json
 import struct
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -152,6 +153,12 @@ def test_apply_keeps_schema_metadata_and_accepts_empty() -> None:
     assert index.apply(batch, 1_000).equals(batch)
 
 
+def _by_file(
+    paths: Any, positions: Any, source: str = "pd.parquet"
+) -> _native.PositionDeletesByFile:
+    return _native.PositionDeletesByFile(paths, positions, source)
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     rows=st.lists(
@@ -161,7 +168,7 @@ def test_apply_keeps_schema_metadata_and_accepts_empty() -> None:
     dictionary=st.booleans(),
     chunk=st.integers(1, 50),
 )
-def test_add_positions_selects_the_data_file(
+def test_a_position_delete_file_gives_each_data_file_its_rows(
     rows: list[tuple[str, int]], string_type: pa.DataType, dictionary: bool, chunk: int
 ) -> None:
     rows.sort()  # the spec sorts by file_path, then pos
@@ -169,44 +176,55 @@ def test_add_positions_selects_the_data_file(
     if dictionary:
         paths = pc.dictionary_encode(paths)
     positions = pa.array([p for _, p in rows], pa.int64())
-    index = _native.PositionDeleteIndex("a")
-    added = index.add_positions(paths, positions, source="pd.parquet")
-    assert added == sum(1 for f, _ in rows if f == "a")
-    assert index.positions().to_pylist() == sorted({p for f, p in rows if f == "a"})
-    # Chunked differently on each side: same answer.
+    by_file = _by_file(paths, positions)
+    assert len(by_file) == len({f for f, _ in rows})
+    for name in ("a", "b", "ab", "a ", "c"):
+        expected = sorted({p for f, p in rows if f == name})
+        assert (name in by_file) == bool(expected)
+        assert by_file.count(name) == len(expected)
+        index = _native.PositionDeleteIndex(name)
+        assert index.add_position_file(by_file) == len(expected)
+        assert index.positions().to_pylist() == expected
+    # Chunked differently on each side (no chunks at all when empty): same answer.
     chunked_paths = pa.chunked_array(
         [paths[i : i + chunk] for i in range(0, len(paths), chunk)], paths.type
     )
-    again = _native.PositionDeleteIndex("a")
-    again.add_positions(chunked_paths, pa.chunked_array([positions], pa.int64()))
-    assert again.positions().equals(index.positions())
+    again = _by_file(chunked_paths, pa.chunked_array([positions], pa.int64()))
+    for name in ("a", "b"):
+        first, second = _native.PositionDeleteIndex(name), _native.PositionDeleteIndex(name)
+        first.add_position_file(by_file)
+        second.add_position_file(again)
+        assert second.positions().equals(first.positions())
 
 
 def test_deletion_vectors_and_position_rows_union() -> None:
     index = _native.PositionDeleteIndex("f.parquet")
     index.add_deletion_vector(_native.encode_deletion_vector([1, 5, (1 << 33) + 2]))
-    index.add_positions(
+    by_file = _by_file(
         pa.array(["f.parquet", "g.parquet", "f.parquet"]), pa.array([7, 8, 5], pa.int64())
     )
+    assert index.add_position_file(by_file) == 2
     assert index.positions().to_pylist() == [1, 5, 7, (1 << 33) + 2]
     assert -1 not in index
     assert "PositionDeleteIndex" in repr(index)
 
 
 def test_bad_position_rows_are_refused_naming_the_file() -> None:
-    index = _native.PositionDeleteIndex("a")
     with pytest.raises(InvalidDataError, match=r"pd\.parquet.*negative position -3"):
-        index.add_positions(
-            pa.array(["a", "a"]), pa.array([1, -3], pa.int64()), source="pd.parquet"
-        )
+        _by_file(pa.array(["a", "a"]), pa.array([1, -3], pa.int64()))
+    # A bad row refuses the whole delete file, whichever data file it names: it is corrupt.
+    with pytest.raises(InvalidDataError, match=r"pd\.parquet.*negative position -3 in row 1"):
+        _by_file(pa.array(["a", "b"]), pa.array([1, -3], pa.int64()))
     with pytest.raises(InvalidDataError, match=r"pd\.parquet.*pos is null"):
-        index.add_positions(pa.array(["a"]), pa.array([None], pa.int64()), source="pd.parquet")
+        _by_file(pa.array(["a"]), pa.array([None], pa.int64()))
+    with pytest.raises(InvalidDataError, match=r"pd\.parquet.*file_path is null"):
+        _by_file(pa.array(["a", None]), pa.array([1, 2], pa.int64()))
     with pytest.raises(InvalidDataError, match=r"2 file paths but 1 positions"):
-        index.add_positions(pa.array(["a", "b"]), pa.array([1], pa.int64()), source="pd.parquet")
+        _by_file(pa.array(["a", "b"]), pa.array([1], pa.int64()))
     with pytest.raises(FrazilError, match="pos must be a long"):
-        index.add_positions(pa.array(["a"]), pa.array([1], pa.int32()), source="pd.parquet")
+        _by_file(pa.array(["a"]), pa.array([1], pa.int32()))
     with pytest.raises(FrazilError, match="file_path must be a string"):
-        index.add_positions(pa.array([1]), pa.array([1], pa.int64()), source="pd.parquet")
+        _by_file(pa.array([1]), pa.array([1], pa.int64()))
     with pytest.raises(FrazilError, match="negative position"):
         _native.encode_deletion_vector([-1])
     with pytest.raises(FrazilTypeError, match="sequence of ints, not str"):
@@ -215,7 +233,6 @@ def test_bad_position_rows_are_refused_naming_the_file() -> None:
         _native.encode_deletion_vector(pa.array([1], pa.int32()))
     with pytest.raises(FrazilError, match="must not be null"):
         _native.encode_deletion_vector(pa.array([1, None], pa.int64()))
-    assert len(index) == 0
 
 
 def _corruptions(blob: bytes) -> list[tuple[bytes, str]]:

@@ -35,84 +35,66 @@ fn ids(batch: &RecordBatch) -> Vec<i64> {
         .to_vec()
 }
 
+/// The positions `data_file` gets from a delete file of `paths` and
+/// `positions`, read through `PositionDeletesByFile` as the reader does.
+fn index_of(
+    data_file: &str,
+    paths: &dyn Array,
+    positions: &dyn Array,
+    source: &str,
+) -> Result<PositionDeleteIndex> {
+    let mut by_file = PositionDeletesByFile::new();
+    by_file.add(paths, positions, source)?;
+    let mut index = PositionDeleteIndex::new();
+    index.add_position_file(&by_file, data_file);
+    Ok(index)
+}
+
 #[test]
 fn rows_of_other_files_are_ignored() {
     let paths = StringArray::from(vec!["a", "b", "a", "ab", "a"]);
     let positions = Int64Array::from(vec![3, 4, 1, 9, 3]);
+    let mut by_file = PositionDeletesByFile::new();
+    by_file.add(&paths, &positions, "d.parquet").unwrap();
     let mut index = PositionDeleteIndex::new();
-    let added = index
-        .add_position_deletes("a", &paths, &positions, "d.parquet")
-        .unwrap();
-    assert_eq!(added, 3);
+    // Distinct positions: the duplicate row of 3 deletes one row.
+    assert_eq!(index.add_position_file(&by_file, "a"), 2);
     assert_eq!(index.positions().iter().collect::<Vec<_>>(), vec![1, 3]);
     assert!(index.contains(3) && !index.contains(4) && !index.contains(-1));
+    assert_eq!(index.len(), 2);
+    assert_eq!(index.add_position_file(&by_file, "c"), 0);
     assert_eq!(index.len(), 2);
 }
 
 #[test]
-fn every_string_layout_of_file_path_is_read() {
+fn a_wrongly_typed_column_is_refused_naming_it() {
     let positions = Int64Array::from(vec![1, 2, 3]);
-    let layouts: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(vec!["x", "y", "x"])),
-        Arc::new(LargeStringArray::from(vec!["x", "y", "x"])),
-        Arc::new(StringViewArray::from(vec!["x", "y", "x"])),
-        Arc::new(
-            vec!["x", "y", "x"]
-                .into_iter()
-                .collect::<DictionaryArray<Int32Type>>(),
-        ),
-    ];
-    for paths in layouts {
-        let mut index = PositionDeleteIndex::new();
-        index
-            .add_position_deletes("x", paths.as_ref(), &positions, "d")
-            .unwrap();
-        assert_eq!(index.positions().iter().collect::<Vec<_>>(), vec![1, 3]);
-    }
-    let mut index = PositionDeleteIndex::new();
     let wrong = Int32Array::from(vec![1, 2, 3]);
     assert!(matches!(
-        index.add_position_deletes("x", &wrong, &positions, "d"),
+        index_of("x", &wrong, &positions, "d"),
         Err(Error::TypeMismatch(m)) if m.contains("file_path") && m.contains(" d:")
     ));
     assert!(matches!(
-        index.add_position_deletes("x", &StringArray::from(vec!["x"; 3]), &wrong, "d"),
-        Err(Error::TypeMismatch(m)) if m.contains("pos")
+        index_of("x", &StringArray::from(vec!["x"; 3]), &wrong, "d"),
+        Err(Error::TypeMismatch(m)) if m.contains("pos must be a long")
     ));
 }
 
 #[test]
-fn bad_rows_are_refused_naming_the_file() {
-    let mut index = PositionDeleteIndex::new();
-    let paths = StringArray::from(vec!["a", "a"]);
-    let message =
-        match index.add_position_deletes("a", &paths, &Int64Array::from(vec![0, -2]), "pd.parquet")
-        {
-            Err(Error::InvalidData(m)) => m,
-            other => panic!("{other:?}"),
-        };
-    assert!(
-        message.contains("pd.parquet") && message.contains("negative position -2"),
-        "{message}"
-    );
-    // A negative position of another file is none of this index's business.
+fn a_bad_row_of_any_data_file_refuses_the_delete_file() {
+    // A corrupt delete file is refused whole, also when the bad row names
+    // another data file than the one being read.
     let mixed = StringArray::from(vec!["a", "b"]);
-    index
-        .add_position_deletes("a", &mixed, &Int64Array::from(vec![0, -2]), "pd")
-        .unwrap();
-    let nulls = Int64Array::from(vec![Some(1), None]);
+    match index_of("a", &mixed, &Int64Array::from(vec![0, -2]), "pd.parquet") {
+        Err(Error::InvalidData(m)) => assert!(
+            m.contains("pd.parquet") && m.contains("negative position -2 in row 1"),
+            "{m}"
+        ),
+        other => panic!("{other:?}"),
+    }
     assert!(matches!(
-        index.add_position_deletes("a", &paths, &nulls, "pd"),
+        index_of("a", &mixed, &Int64Array::from(vec![Some(1), None]), "pd"),
         Err(Error::InvalidData(m)) if m.contains("pos is null in row 1")
-    ));
-    let null_paths = StringArray::from(vec![Some("a"), None]);
-    assert!(matches!(
-        index.add_position_deletes("a", &null_paths, &Int64Array::from(vec![1, 2]), "pd"),
-        Err(Error::InvalidData(m)) if m.contains("file_path is null in row 1")
-    ));
-    assert!(matches!(
-        index.add_position_deletes("a", &paths, &Int64Array::from(vec![1]), "pd"),
-        Err(Error::InvalidData(m)) if m.contains("2 file paths but 1 positions")
     ));
 }
 
@@ -120,14 +102,15 @@ fn bad_rows_are_refused_naming_the_file() {
 fn deletion_vectors_and_rows_union() {
     let mut index = PositionDeleteIndex::new();
     index.add_deletion_vector(&[1u64, 2, 1 << 33].into_iter().collect());
-    index
-        .add_position_deletes(
-            "f",
-            &StringArray::from(vec!["f", "f"]),
-            &Int64Array::from(vec![7, 2]),
+    let mut by_file = PositionDeletesByFile::new();
+    by_file
+        .add(
+            &StringArray::from(vec!["f", "g", "f"]),
+            &Int64Array::from(vec![7, 8, 2]),
             "d",
         )
         .unwrap();
+    assert_eq!(index.add_position_file(&by_file, "f"), 2);
     assert_eq!(
         index.positions().iter().collect::<Vec<_>>(),
         vec![1, 2, 7, 1 << 33]
@@ -214,8 +197,7 @@ proptest! {
         let names = ["f0", "f1", "f2"];
         let paths = StringArray::from(rows.iter().map(|(f, _)| names[*f]).collect::<Vec<_>>());
         let positions = Int64Array::from(rows.iter().map(|(_, p)| *p).collect::<Vec<_>>());
-        let mut index = PositionDeleteIndex::new();
-        index.add_position_deletes("f1", &paths, &positions, "d").unwrap();
+        let index = index_of("f1", &paths, &positions, "d").unwrap();
         let expected: BTreeSet<u64> = rows.iter().filter(|(f, _)| *f == 1).map(|(_, p)| *p as u64).collect();
         prop_assert_eq!(index.positions().iter().collect::<BTreeSet<_>>(), expected);
     }
@@ -252,9 +234,7 @@ fn a_delete_file_by_data_file_reads_every_layout_and_refuses_bad_rows() {
         .unwrap();
     assert!(by_file.is_empty());
     let mut index = PositionDeleteIndex::new();
-    index
-        .add_position_deletes("x", &empty, &Int64Array::from(Vec::<i64>::new()), "d")
-        .unwrap();
+    assert_eq!(index.add_position_file(&by_file, "x"), 0);
     let paths = StringArray::from(vec!["a", "b"]);
     let refused = |result: Result<()>, wanted: &str| match result {
         Err(Error::InvalidData(m)) | Err(Error::TypeMismatch(m)) => {

@@ -10,9 +10,9 @@ use arrow_schema::{DataType, Field};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use pyo3_arrow::input::AnyArray;
-use pyo3_arrow::PyRecordBatch;
 use roaring::RoaringTreemap;
 
+use super::arrow_in::ArrowBatch;
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
 use crate::arrow::position_deletes::{PositionDeleteIndex as Index, PositionDeletesByFile};
@@ -233,7 +233,7 @@ impl PyPositionDeleteIndex {
     fn apply<'py>(
         &self,
         py: Python<'py>,
-        batch: PyRecordBatch,
+        batch: ArrowBatch,
         start: u64,
     ) -> PyResult<Bound<'py, PyAny>> {
         let batch = batch.into_inner();

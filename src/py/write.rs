@@ -5,8 +5,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3_arrow::input::AnyArray;
-use pyo3_arrow::PyTable;
 
+use super::arrow_in::ArrowTable;
 use super::errors::run;
 use crate::write::{gather, stats};
 
@@ -18,7 +18,7 @@ use crate::write::{gather, stats};
 #[pyo3(signature = (table, indices, threads=0))]
 fn gather_rows<'py>(
     py: Python<'py>,
-    table: PyTable,
+    table: ArrowTable,
     indices: AnyArray,
     threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {

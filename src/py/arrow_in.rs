@@ -1,0 +1,262 @@
+//! Arrow tables and record batches taken from Python, imported through the
+//! Arrow C data interface without tripping arrow-rs.
+//!
+//! pyarrow slices a struct array by setting the parent's offset and leaving
+//! the children whole; arrow-rs 59 turns such an `ArrayData` into a
+//! `StructArray` by slicing the children with `ArrayData::slice`, which for a
+//! struct child both keeps the offset and slices the grandchildren, so the
+//! offset is applied twice and a sliced struct-of-struct column panics
+//! (apache/arrow-rs#7595, fixed upstream after 59). The import here pushes
+//! every struct's offset down into its children before arrow-rs builds arrays,
+//! so such data imports correctly; any other panic while importing becomes an
+//! `InvalidDataError` instead of a `PanicException`.
+
+use std::ffi::CStr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, RecordBatchOptions, StructArray};
+use arrow_data::ArrayData;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use pyo3::types::{PyCapsule, PyTuple};
+
+use super::errors::{panic_message, to_py};
+use crate::error::Error;
+
+/// A pyarrow Table (any object with `__arrow_c_stream__` of record batches).
+pub struct ArrowTable {
+    batches: Vec<RecordBatch>,
+    schema: SchemaRef,
+}
+
+impl ArrowTable {
+    /// The batches and their schema, as `pyo3_arrow::PyTable::into_inner`.
+    pub fn into_inner(self) -> (Vec<RecordBatch>, SchemaRef) {
+        (self.batches, self.schema)
+    }
+}
+
+/// A pyarrow RecordBatch (any object with `__arrow_c_array__` of a struct).
+pub struct ArrowBatch(RecordBatch);
+
+impl ArrowBatch {
+    pub fn into_inner(self) -> RecordBatch {
+        self.0
+    }
+}
+
+impl<'py> FromPyObject<'_, 'py> for ArrowTable {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let capsule = arrow_method(&obj, intern!(obj.py(), "__arrow_c_stream__"))?;
+        let capsule = capsule.cast_into::<PyCapsule>()?;
+        let stream = capsule
+            .pointer_checked(Some(c"arrow_array_stream"))?
+            .cast::<FFI_ArrowArrayStream>();
+        // The stream is moved out of the capsule (which is left released), so
+        // it is released once, when `stream` drops.
+        let stream = unsafe { FFI_ArrowArrayStream::from_raw(stream.as_ptr()) };
+        let (batches, schema) = guarded(&obj, || read_stream(stream))?;
+        Ok(Self { batches, schema })
+    }
+}
+
+impl<'py> FromPyObject<'_, 'py> for ArrowBatch {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let pair = arrow_method(&obj, intern!(obj.py(), "__arrow_c_array__"))?;
+        let pair = pair.cast_into::<PyTuple>()?;
+        let schema = pair.get_item(0)?.cast_into::<PyCapsule>()?;
+        let array = pair.get_item(1)?.cast_into::<PyCapsule>()?;
+        let schema = schema
+            .pointer_checked(Some(c"arrow_schema"))?
+            .cast::<FFI_ArrowSchema>();
+        let array = array
+            .pointer_checked(Some(c"arrow_array"))?
+            .cast::<FFI_ArrowArray>();
+        // The schema stays owned by its capsule; the array is moved out of its.
+        let schema = unsafe { schema.as_ref() };
+        let array = unsafe { FFI_ArrowArray::from_raw(array.as_ptr()) };
+        guarded(&obj, || read_batch(array, schema)).map(Self)
+    }
+}
+
+/// Calls the Arrow PyCapsule protocol method `name` of `obj`.
+fn arrow_method<'py>(
+    obj: &Borrowed<'_, 'py, PyAny>,
+    name: &Bound<'py, PyString>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if !obj.hasattr(name)? {
+        return Err(PyTypeError::new_err(format!(
+            "expected Arrow data (an object with {name}), got {}",
+            type_name(obj)
+        )));
+    }
+    obj.getattr(name)?.call0()
+}
+
+fn type_name(obj: &Borrowed<'_, '_, PyAny>) -> String {
+    obj.get_type()
+        .fully_qualified_name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".to_owned())
+}
+
+/// Runs an import, turning its error or panic into an `InvalidDataError`.
+fn guarded<T>(
+    obj: &Borrowed<'_, '_, PyAny>,
+    import: impl FnOnce() -> crate::Result<T>,
+) -> PyResult<T> {
+    let detail = match catch_unwind(AssertUnwindSafe(import)) {
+        Ok(Ok(value)) => return Ok(value),
+        Ok(Err(error)) => error.to_string(),
+        Err(payload) => format!("arrow-rs panicked: {}", panic_message(payload.as_ref())),
+    };
+    Err(to_py(Error::InvalidData(format!(
+        "could not import the Arrow data of a {} argument: {detail}",
+        type_name(obj)
+    ))))
+}
+
+fn arrow_error(e: arrow_schema::ArrowError) -> Error {
+    Error::InvalidData(e.to_string())
+}
+
+fn read_stream(mut stream: FFI_ArrowArrayStream) -> crate::Result<(Vec<RecordBatch>, SchemaRef)> {
+    let get_schema = stream.get_schema.ok_or_else(released_stream)?;
+    let get_next = stream.get_next.ok_or_else(released_stream)?;
+    let mut ffi_schema = FFI_ArrowSchema::empty();
+    let code = unsafe { get_schema(&mut stream, &mut ffi_schema) };
+    if code != 0 {
+        return Err(stream_error(&mut stream, code));
+    }
+    let schema = Arc::new(Schema::try_from(&ffi_schema).map_err(arrow_error)?);
+    let row_type = DataType::Struct(schema.fields().clone());
+    let mut batches = Vec::new();
+    loop {
+        let mut array = FFI_ArrowArray::empty();
+        let code = unsafe { get_next(&mut stream, &mut array) };
+        if code != 0 {
+            return Err(stream_error(&mut stream, code));
+        }
+        if array.is_released() {
+            return Ok((batches, schema));
+        }
+        let data =
+            unsafe { from_ffi_and_data_type(array, row_type.clone()) }.map_err(arrow_error)?;
+        batches.push(batch_of(schema.clone(), data)?);
+    }
+}
+
+fn released_stream() -> Error {
+    Error::InvalidData("the Arrow stream is already released".to_owned())
+}
+
+fn stream_error(stream: &mut FFI_ArrowArrayStream, code: i32) -> Error {
+    let message = stream
+        .get_last_error
+        .map(|last| unsafe { last(stream) })
+        .filter(|p| !p.is_null())
+        .map(|p| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+        .unwrap_or_else(|| format!("error code {code}"));
+    Error::InvalidData(format!("reading the Arrow stream: {message}"))
+}
+
+fn read_batch(array: FFI_ArrowArray, ffi_schema: &FFI_ArrowSchema) -> crate::Result<RecordBatch> {
+    let field = Field::try_from(ffi_schema).map_err(arrow_error)?;
+    let DataType::Struct(fields) = field.data_type() else {
+        return Err(Error::InvalidData(format!(
+            "expected a record batch (a struct array), got {}",
+            field.data_type()
+        )));
+    };
+    let schema = Schema::new(fields.clone()).with_metadata(field.metadata().clone());
+    let data = unsafe { from_ffi(array, ffi_schema) }.map_err(arrow_error)?;
+    if data.null_count() != 0 {
+        return Err(Error::InvalidData(
+            "a struct array with null rows is not a record batch".to_owned(),
+        ));
+    }
+    batch_of(Arc::new(schema), data)
+}
+
+/// The record batch of `data`, a struct array of `schema`'s columns.
+fn batch_of(schema: SchemaRef, data: ArrayData) -> crate::Result<RecordBatch> {
+    let len = data.len();
+    let rows = StructArray::from(unnest_offsets(data)?);
+    RecordBatch::try_new_with_options(
+        schema,
+        rows.into_parts().1,
+        &RecordBatchOptions::new().with_row_count(Some(len)),
+    )
+    .map_err(arrow_error)
+}
+
+/// `data` with the offset of every struct inside it pushed down into the
+/// struct's children, the layout arrow-rs 59 expects (see the module docs);
+/// `data` itself when it holds no struct with an offset.
+fn unnest_offsets(data: ArrayData) -> crate::Result<ArrayData> {
+    if !has_offset_struct(&data) {
+        return Ok(data);
+    }
+    let children = data
+        .child_data()
+        .iter()
+        .map(|child| unnest_offsets(child.clone()))
+        .collect::<crate::Result<Vec<_>>>()?;
+    let is_struct = matches!(data.data_type(), DataType::Struct(_));
+    let (offset, len) = (data.offset(), data.len());
+    let children = if is_struct {
+        children
+            .into_iter()
+            .map(|child| slice_rows(child, offset, len))
+            .collect()
+    } else {
+        children
+    };
+    let mut builder = data.into_builder().child_data(children);
+    if is_struct {
+        // The validity is already a `NullBuffer` of the `len` rows.
+        builder = builder.offset(0);
+    }
+    builder.build().map_err(arrow_error)
+}
+
+fn has_offset_struct(data: &ArrayData) -> bool {
+    (matches!(data.data_type(), DataType::Struct(_)) && data.offset() != 0)
+        || data.child_data().iter().any(has_offset_struct)
+}
+
+/// Rows `offset..offset + len` of `data`, in which no struct has an offset: a
+/// struct is sliced by slicing its children, the rest by `ArrayData::slice`.
+fn slice_rows(data: ArrayData, offset: usize, len: usize) -> ArrayData {
+    if offset == 0 && len == data.len() {
+        return data;
+    }
+    if !matches!(data.data_type(), DataType::Struct(_)) {
+        return data.slice(offset, len);
+    }
+    let nulls = data.nulls().map(|n| n.slice(offset, len));
+    let children = data
+        .child_data()
+        .iter()
+        .map(|child| slice_rows(child.clone(), offset, len))
+        .collect();
+    let builder = data
+        .into_builder()
+        .len(len)
+        .offset(0)
+        .nulls(nulls)
+        .child_data(children);
+    // Safety: the children and validity were sliced to the same `len` rows of
+    // data that was already valid.
+    unsafe { builder.build_unchecked() }
+}

@@ -19,7 +19,7 @@ use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_Arr
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchOptions, StructArray};
 use arrow_data::ArrayData;
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, UnionMode};
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -200,44 +200,65 @@ fn batch_of(schema: SchemaRef, data: ArrayData) -> crate::Result<RecordBatch> {
     .map_err(arrow_error)
 }
 
-/// `data` with the offset of every struct inside it pushed down into the
-/// struct's children, the layout arrow-rs 59 expects (see the module docs);
-/// `data` itself when it holds no struct with an offset.
+/// `data` with the offsets of the arrays whose children arrow-rs slices on
+/// import (structs, fixed-size lists, sparse unions) pushed down into their
+/// children, the layout arrow-rs 59 handles (see the module docs); `data`
+/// itself when it holds no such offset.
 fn unnest_offsets(data: ArrayData) -> crate::Result<ArrayData> {
-    if !has_offset_struct(&data) {
+    if !has_pushed_offset(&data) {
         return Ok(data);
     }
-    let children = data
-        .child_data()
-        .iter()
-        .map(|child| unnest_offsets(child.clone()))
-        .collect::<crate::Result<Vec<_>>>()?;
-    let is_struct = matches!(data.data_type(), DataType::Struct(_));
     let (offset, len) = (data.offset(), data.len());
-    let children = if is_struct {
-        children
-            .into_iter()
-            .map(|child| slice_rows(child, offset, len))
-            .collect()
-    } else {
-        children
+    let pushed = offset != 0 && pushes_offset(data.data_type());
+    let children = data.child_data().to_vec();
+    let mut buffers = data.buffers().to_vec();
+    let children = match data.data_type() {
+        _ if !pushed => children,
+        DataType::Struct(_) => children.into_iter().map(|c| rows(c, offset, len)).collect(),
+        DataType::FixedSizeList(_, size) => {
+            let size = usize::try_from(*size).map_err(|_| invalid_size(*size))?;
+            children.into_iter().map(|c| rows(c, offset * size, len * size)).collect()
+        }
+        DataType::Union(_, UnionMode::Sparse) => {
+            // One i8 type id a row.
+            buffers[0] = buffers[0].slice_with_length(offset, len);
+            children.into_iter().map(|c| rows(c, offset, len)).collect()
+        }
+        _ => children,
     };
+    let children = children
+        .into_iter()
+        .map(unnest_offsets)
+        .collect::<crate::Result<Vec<_>>>()?;
     let mut builder = data.into_builder().child_data(children);
-    if is_struct {
+    if pushed {
         // The validity is already a `NullBuffer` of the `len` rows.
-        builder = builder.offset(0);
+        builder = builder.offset(0).buffers(buffers);
     }
     builder.build().map_err(arrow_error)
 }
 
-fn has_offset_struct(data: &ArrayData) -> bool {
-    (matches!(data.data_type(), DataType::Struct(_)) && data.offset() != 0)
-        || data.child_data().iter().any(has_offset_struct)
+fn invalid_size(size: i32) -> Error {
+    Error::InvalidData(format!("fixed-size list of negative size {size}"))
 }
 
-/// Rows `offset..offset + len` of `data`, in which no struct has an offset: a
-/// struct is sliced by slicing its children, the rest by `ArrayData::slice`.
-fn slice_rows(data: ArrayData, offset: usize, len: usize) -> ArrayData {
+/// Whether arrow-rs slices the children of `data_type` by the parent's offset.
+fn pushes_offset(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Struct(_) | DataType::FixedSizeList(..) | DataType::Union(_, UnionMode::Sparse)
+    )
+}
+
+fn has_pushed_offset(data: &ArrayData) -> bool {
+    (data.offset() != 0 && pushes_offset(data.data_type()))
+        || data.child_data().iter().any(has_pushed_offset)
+}
+
+/// Rows `offset..offset + len` of `data`, as a C data interface producer
+/// slices: a struct by its own offset, its children whole (`ArrayData::slice`
+/// would slice a struct's children as well, the double count).
+fn rows(data: ArrayData, offset: usize, len: usize) -> ArrayData {
     if offset == 0 && len == data.len() {
         return data;
     }
@@ -245,18 +266,8 @@ fn slice_rows(data: ArrayData, offset: usize, len: usize) -> ArrayData {
         return data.slice(offset, len);
     }
     let nulls = data.nulls().map(|n| n.slice(offset, len));
-    let children = data
-        .child_data()
-        .iter()
-        .map(|child| slice_rows(child.clone(), offset, len))
-        .collect();
-    let builder = data
-        .into_builder()
-        .len(len)
-        .offset(0)
-        .nulls(nulls)
-        .child_data(children);
-    // Safety: the children and validity were sliced to the same `len` rows of
-    // data that was already valid.
+    let start = data.offset() + offset;
+    let builder = data.into_builder().len(len).offset(start).nulls(nulls);
+    // Safety: a window of rows of data that was already valid.
     unsafe { builder.build_unchecked() }
 }

@@ -217,7 +217,10 @@ fn unnest_offsets(data: ArrayData) -> crate::Result<ArrayData> {
         DataType::Struct(_) => children.into_iter().map(|c| rows(c, offset, len)).collect(),
         DataType::FixedSizeList(_, size) => {
             let size = usize::try_from(*size).map_err(|_| invalid_size(*size))?;
-            children.into_iter().map(|c| rows(c, offset * size, len * size)).collect()
+            children
+                .into_iter()
+                .map(|c| rows(c, offset * size, len * size))
+                .collect()
         }
         DataType::Union(_, UnionMode::Sparse) => {
             // One i8 type id a row.

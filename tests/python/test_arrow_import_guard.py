@@ -235,7 +235,7 @@ def _sliced_tables(draw: Any) -> pa.Table:
     return table.slice(offset, draw(st.integers(0, n - offset)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(table=_sliced_tables(), data=st.data())
 def test_gather_rows_of_sliced_nested_tables_equals_take(table: pa.Table, data: Any) -> None:
     indices = pa.array(

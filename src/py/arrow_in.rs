@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{RecordBatch, RecordBatchOptions, StructArray};
+use arrow_array::{make_array, RecordBatch, RecordBatchOptions, StructArray};
 use arrow_data::ArrayData;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, UnionMode};
 use pyo3::exceptions::PyTypeError;
@@ -25,6 +25,10 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use pyo3::types::{PyCapsule, PyTuple};
+
+use pyo3_arrow::ffi::ArrayIterator;
+use pyo3_arrow::input::AnyArray;
+use pyo3_arrow::{PyArray, PyArrayReader};
 
 use super::errors::{panic_message, to_py};
 use crate::error::Error;
@@ -55,15 +59,14 @@ impl<'py> FromPyObject<'_, 'py> for ArrowTable {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let capsule = arrow_method(&obj, intern!(obj.py(), "__arrow_c_stream__"))?;
-        let capsule = capsule.cast_into::<PyCapsule>()?;
+        let capsule = stream_capsule(&obj)?;
         let stream = capsule
             .pointer_checked(Some(c"arrow_array_stream"))?
             .cast::<FFI_ArrowArrayStream>();
         // The stream is moved out of the capsule (which is left released), so
         // it is released once, when `stream` drops.
         let stream = unsafe { FFI_ArrowArrayStream::from_raw(stream.as_ptr()) };
-        let (batches, schema) = guarded(&obj, || read_stream(stream))?;
+        let (batches, schema) = guarded(&obj, || read_table(stream))?;
         Ok(Self { batches, schema })
     }
 }
@@ -72,10 +75,7 @@ impl<'py> FromPyObject<'_, 'py> for ArrowBatch {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let pair = arrow_method(&obj, intern!(obj.py(), "__arrow_c_array__"))?;
-        let pair = pair.cast_into::<PyTuple>()?;
-        let schema = pair.get_item(0)?.cast_into::<PyCapsule>()?;
-        let array = pair.get_item(1)?.cast_into::<PyCapsule>()?;
+        let (schema, array) = array_capsules(&obj)?;
         let schema = schema
             .pointer_checked(Some(c"arrow_schema"))?
             .cast::<FFI_ArrowSchema>();
@@ -87,6 +87,68 @@ impl<'py> FromPyObject<'_, 'py> for ArrowBatch {
         let array = unsafe { FFI_ArrowArray::from_raw(array.as_ptr()) };
         guarded(&obj, || read_batch(array, schema)).map(Self)
     }
+}
+
+/// An array or a stream of arrays (`pyo3_arrow::input::AnyArray`) imported
+/// like [`ArrowTable`]; for `#[pyo3(from_py_with = ...)]` on `AnyArray`
+/// parameters. Objects without the Arrow PyCapsule protocol (the buffer
+/// protocol) go to pyo3-arrow, which builds no nested arrays from them.
+pub fn any_array(obj: &Bound<'_, PyAny>) -> PyResult<AnyArray> {
+    let py = obj.py();
+    let obj = obj.as_borrowed();
+    if obj.hasattr(intern!(py, "__arrow_c_array__"))? {
+        let (schema, array) = array_capsules(&obj)?;
+        let schema = schema
+            .pointer_checked(Some(c"arrow_schema"))?
+            .cast::<FFI_ArrowSchema>();
+        let array = array
+            .pointer_checked(Some(c"arrow_array"))?
+            .cast::<FFI_ArrowArray>();
+        // The schema stays owned by its capsule; the array is moved out of its.
+        let schema = unsafe { schema.as_ref() };
+        let array = unsafe { FFI_ArrowArray::from_raw(array.as_ptr()) };
+        let (array, field) = guarded(&obj, || {
+            let field = Field::try_from(schema).map_err(arrow_error)?;
+            let data = unsafe { from_ffi(array, schema) }.map_err(arrow_error)?;
+            Ok((make_array(unnest_offsets(data)?), field))
+        })?;
+        let array = PyArray::try_new(array, Arc::new(field)).map_err(|e| to_py(arrow_error(e)))?;
+        return Ok(AnyArray::Array(array));
+    }
+    if obj.hasattr(intern!(py, "__arrow_c_stream__"))? {
+        let stream = stream_capsule(&obj)?;
+        let stream = stream
+            .pointer_checked(Some(c"arrow_array_stream"))?
+            .cast::<FFI_ArrowArrayStream>();
+        let stream = unsafe { FFI_ArrowArrayStream::from_raw(stream.as_ptr()) };
+        let (chunks, field) = guarded(&obj, || {
+            let (field, arrays) = read_stream(stream)?;
+            let chunks = arrays
+                .into_iter()
+                .map(|data| Ok(make_array(unnest_offsets(data)?)))
+                .collect::<crate::Result<Vec<_>>>()?;
+            Ok((chunks, field))
+        })?;
+        let reader = ArrayIterator::new(chunks.into_iter().map(Ok), Arc::new(field));
+        return Ok(AnyArray::Stream(PyArrayReader::new(Box::new(reader))));
+    }
+    obj.extract()
+}
+
+fn stream_capsule<'py>(obj: &Borrowed<'_, 'py, PyAny>) -> PyResult<Bound<'py, PyCapsule>> {
+    let capsule = arrow_method(obj, intern!(obj.py(), "__arrow_c_stream__"))?;
+    Ok(capsule.cast_into::<PyCapsule>()?)
+}
+
+/// The schema and array capsules of `__arrow_c_array__`.
+fn array_capsules<'py>(
+    obj: &Borrowed<'_, 'py, PyAny>,
+) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+    let pair = arrow_method(obj, intern!(obj.py(), "__arrow_c_array__"))?;
+    let pair = pair.cast_into::<PyTuple>()?;
+    let schema = pair.get_item(0)?.cast_into::<PyCapsule>()?;
+    let array = pair.get_item(1)?.cast_into::<PyCapsule>()?;
+    Ok((schema, array))
 }
 
 /// Calls the Arrow PyCapsule protocol method `name` of `obj`.
@@ -130,7 +192,8 @@ fn arrow_error(e: arrow_schema::ArrowError) -> Error {
     Error::InvalidData(e.to_string())
 }
 
-fn read_stream(mut stream: FFI_ArrowArrayStream) -> crate::Result<(Vec<RecordBatch>, SchemaRef)> {
+/// The field and the arrays of an Arrow C stream.
+fn read_stream(mut stream: FFI_ArrowArrayStream) -> crate::Result<(Field, Vec<ArrayData>)> {
     let get_schema = stream.get_schema.ok_or_else(released_stream)?;
     let get_next = stream.get_next.ok_or_else(released_stream)?;
     let mut ffi_schema = FFI_ArrowSchema::empty();
@@ -138,9 +201,8 @@ fn read_stream(mut stream: FFI_ArrowArrayStream) -> crate::Result<(Vec<RecordBat
     if code != 0 {
         return Err(stream_error(&mut stream, code));
     }
-    let schema = Arc::new(Schema::try_from(&ffi_schema).map_err(arrow_error)?);
-    let row_type = DataType::Struct(schema.fields().clone());
-    let mut batches = Vec::new();
+    let field = Field::try_from(&ffi_schema).map_err(arrow_error)?;
+    let mut arrays = Vec::new();
     loop {
         let mut array = FFI_ArrowArray::empty();
         let code = unsafe { get_next(&mut stream, &mut array) };
@@ -148,12 +210,32 @@ fn read_stream(mut stream: FFI_ArrowArrayStream) -> crate::Result<(Vec<RecordBat
             return Err(stream_error(&mut stream, code));
         }
         if array.is_released() {
-            return Ok((batches, schema));
+            return Ok((field, arrays));
         }
-        let data =
-            unsafe { from_ffi_and_data_type(array, row_type.clone()) }.map_err(arrow_error)?;
-        batches.push(batch_of(schema.clone(), data)?);
+        let data = unsafe { from_ffi_and_data_type(array, field.data_type().clone()) };
+        arrays.push(data.map_err(arrow_error)?);
     }
+}
+
+fn read_table(stream: FFI_ArrowArrayStream) -> crate::Result<(Vec<RecordBatch>, SchemaRef)> {
+    let (field, arrays) = read_stream(stream)?;
+    let schema = Arc::new(batch_schema(&field)?);
+    let batches = arrays
+        .into_iter()
+        .map(|data| batch_of(schema.clone(), data))
+        .collect::<crate::Result<_>>()?;
+    Ok((batches, schema))
+}
+
+/// The schema of the record batches of a stream or array of type `field`.
+fn batch_schema(field: &Field) -> crate::Result<Schema> {
+    let DataType::Struct(fields) = field.data_type() else {
+        return Err(Error::InvalidData(format!(
+            "expected record batches (struct arrays), got {}",
+            field.data_type()
+        )));
+    };
+    Ok(Schema::new(fields.clone()).with_metadata(field.metadata().clone()))
 }
 
 fn released_stream() -> Error {
@@ -172,13 +254,7 @@ fn stream_error(stream: &mut FFI_ArrowArrayStream, code: i32) -> Error {
 
 fn read_batch(array: FFI_ArrowArray, ffi_schema: &FFI_ArrowSchema) -> crate::Result<RecordBatch> {
     let field = Field::try_from(ffi_schema).map_err(arrow_error)?;
-    let DataType::Struct(fields) = field.data_type() else {
-        return Err(Error::InvalidData(format!(
-            "expected a record batch (a struct array), got {}",
-            field.data_type()
-        )));
-    };
-    let schema = Schema::new(fields.clone()).with_metadata(field.metadata().clone());
+    let schema = batch_schema(&field)?;
     let data = unsafe { from_ffi(array, ffi_schema) }.map_err(arrow_error)?;
     if data.null_count() != 0 {
         return Err(Error::InvalidData(

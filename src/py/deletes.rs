@@ -12,7 +12,7 @@ use pyo3::types::{PyBytes, PyDict};
 use pyo3_arrow::input::AnyArray;
 use roaring::RoaringTreemap;
 
-use super::arrow_in::ArrowBatch;
+use super::arrow_in::{any_array, ArrowBatch};
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
 use crate::arrow::position_deletes::{PositionDeleteIndex as Index, PositionDeletesByFile};
@@ -191,8 +191,8 @@ impl PyPositionDeleteIndex {
     fn add_positions(
         &mut self,
         py: Python<'_>,
-        file_paths: AnyArray,
-        positions: AnyArray,
+        #[pyo3(from_py_with = any_array)] file_paths: AnyArray,
+        #[pyo3(from_py_with = any_array)] positions: AnyArray,
         source: &str,
     ) -> PyResult<u64> {
         let paths = chunks(file_paths)?;
@@ -403,8 +403,8 @@ impl PyPositionDeletesByFile {
     #[pyo3(signature = (file_paths, positions, source="<position delete file>"))]
     fn new(
         py: Python<'_>,
-        file_paths: AnyArray,
-        positions: AnyArray,
+        #[pyo3(from_py_with = any_array)] file_paths: AnyArray,
+        #[pyo3(from_py_with = any_array)] positions: AnyArray,
         source: &str,
     ) -> PyResult<Self> {
         let paths = chunks(file_paths)?;

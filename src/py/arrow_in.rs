@@ -1,15 +1,17 @@
-//! Arrow tables and record batches taken from Python, imported through the
-//! Arrow C data interface without tripping arrow-rs.
+//! Arrow tables, record batches and arrays taken from Python, imported through
+//! the Arrow C data interface without tripping arrow-rs.
 //!
 //! pyarrow slices a struct array by setting the parent's offset and leaving
-//! the children whole; arrow-rs 59 turns such an `ArrayData` into a
+//! the children whole; arrow-rs 59.3 turns such an `ArrayData` into a
 //! `StructArray` by slicing the children with `ArrayData::slice`, which for a
 //! struct child both keeps the offset and slices the grandchildren, so the
 //! offset is applied twice and a sliced struct-of-struct column panics
-//! (apache/arrow-rs#7595, fixed upstream after 59). The import here pushes
-//! every struct's offset down into its children before arrow-rs builds arrays,
-//! so such data imports correctly; any other panic while importing becomes an
-//! `InvalidDataError` instead of a `PanicException`.
+//! (apache/arrow-rs#7595; the fix, #10835, is not in 59.3.2). Fixed-size lists
+//! and sparse unions slice their children the same way. The import here pushes
+//! those offsets down into the children before arrow-rs builds arrays, so such
+//! data imports correctly; any other panic while importing becomes an
+//! `InvalidDataError` (argument named in the exception's PyO3 note) instead of
+//! a `PanicException`. The panic hook still prints, as for `errors::guard`.
 
 use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};

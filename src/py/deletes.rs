@@ -10,9 +10,9 @@ use arrow_schema::{DataType, Field};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use pyo3_arrow::input::AnyArray;
-use pyo3_arrow::PyRecordBatch;
 use roaring::RoaringTreemap;
 
+use super::arrow_in::{any_array, ArrowBatch};
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
 use crate::arrow::position_deletes::{PositionDeleteIndex as Index, PositionDeletesByFile};
@@ -197,7 +197,7 @@ impl PyPositionDeleteIndex {
     fn apply<'py>(
         &self,
         py: Python<'py>,
-        batch: PyRecordBatch,
+        batch: ArrowBatch,
         start: u64,
     ) -> PyResult<Bound<'py, PyAny>> {
         let batch = batch.into_inner();
@@ -367,8 +367,8 @@ impl PyPositionDeletesByFile {
     #[pyo3(signature = (file_paths, positions, source="<position delete file>"))]
     fn new(
         py: Python<'_>,
-        file_paths: AnyArray,
-        positions: AnyArray,
+        #[pyo3(from_py_with = any_array)] file_paths: AnyArray,
+        #[pyo3(from_py_with = any_array)] positions: AnyArray,
         source: &str,
     ) -> PyResult<Self> {
         let paths = chunks(file_paths)?;

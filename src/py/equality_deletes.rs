@@ -4,8 +4,9 @@
 
 use arrow_array::ArrayRef;
 use pyo3::prelude::*;
-use pyo3_arrow::{PyRecordBatch, PySchema};
+use pyo3_arrow::PySchema;
 
+use super::arrow_in::ArrowBatch;
 use super::errors::run;
 use crate::arrow::equality_deletes::EqualityDeleteSet as Set;
 use crate::error::Error;
@@ -64,7 +65,7 @@ impl PyEqualityDeleteSet {
     /// Adds the rows of `keys` (a pyarrow RecordBatch of the key columns, in
     /// order) as delete keys; `source` (the delete file) names them in errors.
     #[pyo3(signature = (keys, source="<equality delete file>"))]
-    fn add(&mut self, py: Python<'_>, keys: PyRecordBatch, source: &str) -> PyResult<()> {
+    fn add(&mut self, py: Python<'_>, keys: ArrowBatch, source: &str) -> PyResult<()> {
         let batch = keys.into_inner();
         let columns: Vec<ArrayRef> = batch.columns().to_vec();
         let inner = &mut self.inner;
@@ -77,7 +78,7 @@ impl PyEqualityDeleteSet {
     fn deleted_mask<'py>(
         &self,
         py: Python<'py>,
-        keys: PyRecordBatch,
+        keys: ArrowBatch,
         source: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
         let batch = keys.into_inner();
@@ -101,7 +102,7 @@ impl PyEqualityDeleteSet {
     fn apply<'py>(
         &self,
         py: Python<'py>,
-        batch: PyRecordBatch,
+        batch: ArrowBatch,
         key_columns: Vec<KeyColumn>,
         source: &str,
     ) -> PyResult<Bound<'py, PyAny>> {

@@ -53,17 +53,20 @@ pub fn to_py(error: Error) -> PyErr {
 pub fn guard<T>(work: impl FnOnce() -> crate::Result<T>) -> crate::Result<T> {
     match catch_unwind(AssertUnwindSafe(work)) {
         Ok(result) => result,
-        Err(payload) => {
-            let detail = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_owned());
-            Err(Error::Internal(format!(
-                "panic in frazil's Rust core: {detail}"
-            )))
-        }
+        Err(payload) => Err(Error::Internal(format!(
+            "panic in frazil's Rust core: {}",
+            panic_message(payload.as_ref())
+        ))),
     }
+}
+
+/// The text a panic was raised with (`panic!` payloads are `&str` or `String`).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
 }
 
 /// `guard`, then conversion to a Python exception.

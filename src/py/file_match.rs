@@ -4,8 +4,8 @@
 use arrow_array::cast::AsArray;
 use arrow_array::Array;
 use pyo3::prelude::*;
-use pyo3_arrow::PyTable;
 
+use super::arrow_in::ArrowTable;
 use super::errors::run;
 use crate::error::Error;
 use crate::expr::bind;
@@ -21,7 +21,7 @@ use crate::spec::schema::Schema;
 #[pyo3(signature = (entries, filter_json, schema_json, spec_json, case_sensitive=true))]
 fn match_files(
     py: Python<'_>,
-    entries: PyTable,
+    entries: ArrowTable,
     filter_json: &str,
     schema_json: &str,
     spec_json: &str,

@@ -6,9 +6,9 @@ use arrow_array::{RecordBatch, StructArray};
 use arrow_schema::{DataType, Schema};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use pyo3_arrow::PyTable;
 
 use super::arrow;
+use super::arrow_in::ArrowTable;
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
 use crate::avro::columns::arrow_type;
@@ -46,7 +46,7 @@ fn codec(name: &str) -> crate::Result<Codec> {
 }
 
 /// A pyarrow Table as one struct array (its batches concatenated).
-fn rows(input: PyTable) -> crate::Result<StructArray> {
+fn rows(input: ArrowTable) -> crate::Result<StructArray> {
     let (batches, schema) = input.into_inner();
     let batch = arrow_select::concat::concat_batches(&schema, &batches)
         .map_err(|e| Error::TypeMismatch(e.to_string()))?;
@@ -155,7 +155,7 @@ fn read_manifest_list(
 fn write_manifest(
     py: Python<'_>,
     location: String,
-    entries: PyTable,
+    entries: ArrowTable,
     schema_json: String,
     spec_json: String,
     spec_id: i32,
@@ -196,7 +196,7 @@ fn write_manifest(
 #[allow(clippy::too_many_arguments)]
 fn write_manifest_list(
     py: Python<'_>,
-    manifests: PyTable,
+    manifests: ArrowTable,
     format_version: u8,
     snapshot_id: i64,
     parent_snapshot_id: Option<i64>,

@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod arrow;
+mod arrow_in;
 mod avro_bench_hooks;
 mod avro_data;
 mod deletes;

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3_arrow::input::AnyArray;
 
 use super::arrow;
+use super::arrow_in::any_array;
 use super::errors::{run, to_py};
 use crate::transform::{kernels, Transform};
 use crate::types::PrimitiveType;
@@ -103,7 +104,7 @@ fn output_field(input: &FieldRef, output: &ArrayRef) -> FieldRef {
 fn apply_transform(
     py: Python<'_>,
     transform: &PyTransform,
-    values: AnyArray,
+    #[pyo3(from_py_with = any_array)] values: AnyArray,
     threads: usize,
 ) -> PyResult<Py<PyAny>> {
     let transform = transform.0;

@@ -5,8 +5,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3_arrow::input::AnyArray;
-use pyo3_arrow::PyTable;
 
+use super::arrow_in::{any_array, ArrowTable};
 use super::errors::run;
 use crate::write::{gather, stats};
 
@@ -18,8 +18,8 @@ use crate::write::{gather, stats};
 #[pyo3(signature = (table, indices, threads=0))]
 fn gather_rows<'py>(
     py: Python<'py>,
-    table: PyTable,
-    indices: AnyArray,
+    table: ArrowTable,
+    #[pyo3(from_py_with = any_array)] indices: AnyArray,
     threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (batches, schema) = table.into_inner();
@@ -60,7 +60,7 @@ fn gather_rows<'py>(
 #[pyfunction]
 fn bytes_min_max<'py>(
     py: Python<'py>,
-    values: AnyArray,
+    #[pyo3(from_py_with = any_array)] values: AnyArray,
 ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
     let (chunks, _) = values.into_chunked_array()?.into_inner();
     let found = py.detach(|| {
@@ -83,7 +83,10 @@ fn bytes_min_max<'py>(
 /// The number of distinct non-null values of an array of strings, binary or
 /// fixed-width values, by their bytes; None for other types.
 #[pyfunction]
-fn distinct_count(py: Python<'_>, values: AnyArray) -> PyResult<Option<usize>> {
+fn distinct_count(
+    py: Python<'_>,
+    #[pyo3(from_py_with = any_array)] values: AnyArray,
+) -> PyResult<Option<usize>> {
     let array = match values {
         AnyArray::Array(array) => array.into_inner().0,
         AnyArray::Stream(stream) => {

@@ -111,24 +111,7 @@ def gather_rows(rows: pa.Table, indices: pa.Array) -> pa.Table:
     """One copy of ``rows`` reordered by ``indices``, gathered by the Rust core (arrow-rs
     ``take``, columns in parallel, without the GIL; less CPU than pyarrow's ``take``, see
     src/write/gather.rs)."""
-    columns = [_importable(column) for column in rows.columns]
-    if any(c is not o for c, o in zip(columns, rows.columns, strict=True)):
-        rows = pa.Table.from_arrays(columns, schema=rows.schema)
     return _native.gather_rows(rows, indices)
-
-
-def _importable(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """``column`` with its sliced struct-of-struct chunks copied to offset 0: arrow-rs 59's
-    C data import (``StructArray::from``) applies a struct's offset to a child struct twice
-    and panics."""
-    if not _struct_of_struct(column.type) or all(c.offset == 0 for c in column.chunks):
-        return column
-    chunks = [pa.concat_arrays([c]) if c.offset else c for c in column.chunks]
-    return pa.chunked_array(chunks, column.type)
-
-
-def _struct_of_struct(t: pa.DataType) -> bool:
-    return pa.types.is_struct(t) and any(pa.types.is_struct(f.type) for f in t)
 
 
 @dataclass(frozen=True)

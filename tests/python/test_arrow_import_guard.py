@@ -114,7 +114,9 @@ def test_delete_bindings_take_sliced_batches() -> None:
     batch = pa.record_batch({"id": pa.array(range(6), pa.int64()), "c": NESTED}).slice(1, 4)
 
     positions = _native.PositionDeleteIndex("f")
-    positions.add_positions(pa.array(["f", "f"]), pa.array([2, 4], pa.int64()))
+    positions.add_position_file(
+        _native.PositionDeletesByFile(pa.array(["f", "f"]), pa.array([2, 4], pa.int64()))
+    )
     kept = positions.apply(batch, 1)
     assert kept.to_pylist() == [batch.to_pylist()[i] for i in (0, 2)]
 
@@ -267,11 +269,13 @@ def test_array_bindings_take_sliced_nested_arrays(chunked: bool) -> None:
     with pytest.raises(FrazilError):
         _native.apply_transform(_native.Transform("bucket[4]"), values)
     with pytest.raises(FrazilError):
-        _native.PositionDeleteIndex("f").add_positions(values, values)
-    with pytest.raises(FrazilError):
         _native.PositionDeletesByFile(values, values)
     strings = pa.array(["x", "f", "f", "g", "f"]).slice(1, 4)
     positions = pa.array([9, 1, 2, 3, 4], pa.int64()).slice(1, 4)
     index = _native.PositionDeleteIndex("f")
-    index.add_positions(pa.chunked_array([strings]) if chunked else strings, positions)
+    index.add_position_file(
+        _native.PositionDeletesByFile(
+            pa.chunked_array([strings]) if chunked else strings, positions
+        )
+    )
     assert sorted(index.positions().to_pylist()) == [1, 2, 4]

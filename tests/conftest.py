@@ -1,18 +1,39 @@
-"""Suite-wide rules: a skipped test is a failure, not a pass.
+"""Suite-wide rules.
 
-The README's test command must prove everything it claims, so a test that is
-skipped or xfailed (say, because Java or a peer is missing) fails the run.
-Set FRAZIL_ALLOW_SKIPS=1 to run a partial suite on purpose while developing.
+- A skipped test is a failure, not a pass. The README's test command must prove
+  everything it claims, so a test that is skipped or xfailed (say, because Java or
+  a peer is missing) fails the run. Set FRAZIL_ALLOW_SKIPS=1 to run a partial suite
+  on purpose while developing.
+- Tests assert behaviour, never speed: hypothesis's per-example deadline is off
+  (speed is measured in benches/), so a loaded machine cannot fail a test.
+- Parallel runs (pytest-xdist, `-n 2 --dist loadgroup` in tests/run): every Java
+  interop test runs on one worker, so the run starts one SparkSession; the other
+  tests go to the workers module by module, so module fixtures are built once.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 # Session fixtures shared by tests/python and tests/interop.
 from postgres_server import postgres_uri  # noqa: F401
+
+settings.register_profile("frazil", deadline=None)
+settings.load_profile("frazil")
+
+_INTEROP = Path(__file__).resolve().parent / "interop"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Work units for `--dist loadgroup`; without xdist the marks are inert.
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        group = "interop" if _INTEROP in path.parents else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

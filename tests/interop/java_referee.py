@@ -423,6 +423,42 @@ class PlanReferee:
             )
         return out
 
+    def delete_column_sizes(
+        self, table: Any, selection: str
+    ) -> dict[str, dict[str, dict[int, int] | None]]:
+        """Per data file of the selected snapshot planned with column stats: its delete
+        files' column sizes (None where the delete file has none)."""
+        text = self._cls.deleteColumnSizes(table, selection)
+        out: dict[str, dict[str, dict[int, int] | None]] = {}
+        for line in text.split("\n") if text else []:
+            data, *tokens = line.split(_US)
+            deletes: dict[str, dict[int, int] | None] = {}
+            for location, sizes in zip(tokens[0::2], tokens[1::2], strict=True):
+                deletes[location] = (
+                    None
+                    if sizes == NULL
+                    else {int(k): int(v) for k, v in (p.split("=") for p in sizes.split(",") if p)}
+                )
+            out[data] = deletes
+        return out
+
+    def plan_tasks(
+        self, table: Any, locations: Sequence[str], target: int, lookback: int, cost: int
+    ) -> tuple[list[list[tuple[str, int, int]]], int]:
+        """``TableScanUtil.planTasks(splitFiles(tasks, target), target, lookback, cost)`` over
+        the current snapshot's tasks in the order of ``locations``: the combined tasks' pieces
+        (location, start, length), and the number of pieces splitFiles made."""
+        text = self._cls.planTasks(table, _join(locations), target, lookback, cost)
+        count, *lines = text.split("\n")
+        groups = []
+        for line in lines:
+            pieces = []
+            for piece in line.split(_RS):
+                location, start, length = piece.split(_US)
+                pieces.append((location, int(start), int(length)))
+            groups.append(pieces)
+        return groups, int(count)
+
 
 # ------------------------------------------------------------------------ the SparkSession
 

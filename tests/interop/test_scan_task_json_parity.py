@@ -32,7 +32,7 @@ import math
 import random
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -328,16 +328,11 @@ def test_delete_files_keep_their_column_sizes(
 ) -> None:
     """Java's DeleteFileIndex keeps every stat of a delete file (``copy()``), so its task JSON
     carries the delete files' column sizes; with include-column-stats frazil's must too."""
+    with_sizes = 0
     for table, selection in _cases(parity_tables):
         java_table = plan_referee.load(table.metadata_location)
-        scan = _java_scan(java_table, selection.java).includeColumnStats()
-        theirs = {
-            str(t.file().location()): {
-                str(d.location()): None if d.columnSizes() is None else dict(d.columnSizes())
-                for d in t.deletes()
-            }
-            for t in _iterate(scan.planFiles())
-        }
+        theirs = plan_referee.delete_column_sizes(java_table, selection.java)
+        with_sizes += sum(bool(s) for deletes in theirs.values() for s in deletes.values())
         frazil_table = frazil.StaticTable.from_metadata(table.metadata_location)
         frazil_scan = frazil_table.scan(**selection.kwargs, options={"include-column-stats": True})
         mine = {
@@ -345,6 +340,7 @@ def test_delete_files_keep_their_column_sizes(
             for t in frazil_scan.plan_files()
         }
         assert mine == theirs, f"{table.name} {selection.label}"
+    assert with_sizes > 10
 
 
 # --- plan_tasks ----------------------------------------------------------------------------
@@ -357,28 +353,6 @@ SPLIT_OPTIONS = [
     (700, 2, 50),
     (1, 1, 0),
 ]
-
-
-def _java_groups(
-    java: Any, java_tasks: Sequence[Any], target: int, lookback: int, cost: int
-) -> tuple[list[list[tuple[str, int, int]]], int]:
-    """TableScanUtil.planTasks(splitFiles(tasks, target), target, lookback, cost), whose
-    combined tasks merge contiguous pieces of a file (BaseCombinedScanTask), and the number
-    of pieces splitFiles made."""
-    closeable = java.org.apache.iceberg.io.CloseableIterable
-    util = java.org.apache.iceberg.util.TableScanUtil
-    tasks = java.java.util.ArrayList()
-    for task in java_tasks:
-        tasks.add(task)
-    split = util.splitFiles(closeable.combine(tasks, closeable.empty()), target)
-    pieces = sum(
-        1 for _ in _iterate(util.splitFiles(closeable.combine(tasks, closeable.empty()), target))
-    )
-    groups = [
-        [(str(t.file().location()), t.start(), t.length()) for t in group.files()]
-        for group in _iterate(util.planTasks(split, target, lookback, cost))
-    ]
-    return groups, pieces
 
 
 def _frazil_groups(scan: Any) -> list[list[tuple[str, int, int]]]:
@@ -398,17 +372,15 @@ def merge_contiguous(group: list[tuple[str, int, int]]) -> list[tuple[str, int, 
 
 
 def _plan_tasks_cases(
-    java: Any, plan_referee: PlanReferee, parity_tables: list[ScanTable]
+    plan_referee: PlanReferee, parity_tables: list[ScanTable]
 ) -> Iterator[tuple[str, Any, Any, int]]:
     """(label, Java's groups, frazil's groups, Java's pieces before packing) per table and
     options, Java fed its planned tasks in frazil's plan order (Java may plan manifests in
     parallel)."""
     for table in parity_tables:
         java_table = plan_referee.load(table.metadata_location)
-        by_path = {str(t.file().location()): t for t in _iterate(java_table.newScan().planFiles())}
         frazil_table = frazil.StaticTable.from_metadata(table.metadata_location)
         order = [t.file.file_path for t in frazil_table.scan(options={"threads": 1}).plan_files()]
-        java_tasks = [by_path[p] for p in order]
         for target, lookback, cost in SPLIT_OPTIONS:
             options = {
                 "read.split.target-size": target,
@@ -416,7 +388,7 @@ def _plan_tasks_cases(
                 "read.split.open-file-cost": cost,
             }
             label = f"{table.name} target={target} lookback={lookback} cost={cost}"
-            theirs, pieces = _java_groups(java, java_tasks, target, lookback, cost)
+            theirs, pieces = plan_referee.plan_tasks(java_table, order, target, lookback, cost)
             yield (label, theirs, _frazil_groups(frazil_table.scan(options=options)), pieces)
 
 
@@ -426,7 +398,7 @@ def test_plan_tasks_pack_and_combine_as_java(
     """The same pieces in the same bins, and the same combined tasks: Java's
     BaseCombinedScanTask(List) merges a file's contiguous pieces in a bin into one task
     (TableScanUtil.mergeTasks), and frazil's combined tasks must be those tasks."""
-    cases = list(_plan_tasks_cases(java, plan_referee, parity_tables))
+    cases = list(_plan_tasks_cases(plan_referee, parity_tables))
     assert sum(pieces for *_, pieces in cases) > 500
     # Some bins do hold contiguous pieces: Java's tasks are fewer than its pieces.
     assert any(sum(map(len, theirs)) < pieces for _, theirs, _, pieces in cases)

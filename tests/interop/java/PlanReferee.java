@@ -13,6 +13,14 @@
  *   fileStats   one line per data file of the unfiltered plan: location, record count, and
  *               the value / null / NaN counts and lower / upper bounds (hex) of one field,
  *               tab-separated, "~" for absent.
+ *   deleteColumnSizes
+ *               one line per task of the selected snapshot planned with column stats: the
+ *               data file location, then per delete file (sorted) US, its location, US, and
+ *               its column sizes as "id=size" joined by commas ("~" when absent).
+ *   planTasks   TableScanUtil.planTasks(splitFiles(tasks)) over the current snapshot's
+ *               tasks in the caller's order: the first line the number of split pieces,
+ *               then one line per combined task, its pieces (location US start US length)
+ *               separated by RS.
  *   rows        one JSON object a row keyed by field id (SingleValueParser's struct form,
  *               Appendix D JSON values), rows separated by RS, batches by newlines.
  *
@@ -37,6 +45,7 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.CombinedScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SingleValueParser;
@@ -60,6 +69,7 @@ import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.DateTimeUtil;
 import org.apache.iceberg.util.StructLikeMap;
+import org.apache.iceberg.util.TableScanUtil;
 
 public final class PlanReferee {
   private static final String RS = "\u001e";
@@ -165,6 +175,76 @@ public final class PlanReferee {
       }
     }
     Collections.sort(lines);
+    return String.join("\n", lines);
+  }
+
+  /** The delete files' column sizes of every task (header: deleteColumnSizes). */
+  public static String deleteColumnSizes(Table table, String selection) throws Exception {
+    List<String> lines = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> planned =
+        select(table, selection).includeColumnStats().planFiles()) {
+      for (FileScanTask task : planned) {
+        List<String> deletes = new ArrayList<>();
+        for (DeleteFile delete : task.deletes()) {
+          Map<Integer, Long> sizes = delete.columnSizes();
+          String text = NULL;
+          if (sizes != null) {
+            List<String> pairs = new ArrayList<>();
+            for (Map.Entry<Integer, Long> entry : sizes.entrySet()) {
+              pairs.add(entry.getKey() + "=" + entry.getValue());
+            }
+            text = String.join(",", pairs);
+          }
+          deletes.add(delete.location() + US + text);
+        }
+        Collections.sort(deletes);
+        StringBuilder line = new StringBuilder(task.file().location());
+        for (String delete : deletes) {
+          line.append(US).append(delete);
+        }
+        lines.add(line.toString());
+      }
+    }
+    Collections.sort(lines);
+    return String.join("\n", lines);
+  }
+
+  /** Java's split and bin packing of the current snapshot's tasks (header: planTasks). */
+  public static String planTasks(
+      Table table, String orderedLocations, long target, int lookback, long openFileCost)
+      throws Exception {
+    Map<String, FileScanTask> byLocation = new java.util.HashMap<>();
+    try (CloseableIterable<FileScanTask> planned = table.newScan().planWith(DIRECT).planFiles()) {
+      for (FileScanTask task : planned) {
+        byLocation.put(task.file().location(), task);
+      }
+    }
+    List<FileScanTask> tasks = new ArrayList<>();
+    for (String location : orderedLocations.split("\n", -1)) {
+      FileScanTask task = byLocation.get(location);
+      if (task == null) {
+        throw new IllegalArgumentException("Java planned no task for " + location);
+      }
+      tasks.add(task);
+    }
+    List<FileScanTask> pieces = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> split =
+        TableScanUtil.splitFiles(CloseableIterable.withNoopClose(tasks), target)) {
+      split.forEach(pieces::add);
+    }
+    List<String> lines = new ArrayList<>();
+    lines.add(String.valueOf(pieces.size()));
+    try (CloseableIterable<CombinedScanTask> groups =
+        TableScanUtil.planTasks(
+            CloseableIterable.withNoopClose(pieces), target, lookback, openFileCost)) {
+      for (CombinedScanTask group : groups) {
+        List<String> parts = new ArrayList<>();
+        for (FileScanTask piece : group.files()) {
+          parts.add(piece.file().location() + US + piece.start() + US + piece.length());
+        }
+        lines.add(String.join(RS, parts));
+      }
+    }
     return String.join("\n", lines);
   }
 

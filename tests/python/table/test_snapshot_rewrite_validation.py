@@ -183,3 +183,48 @@ def test_equality_deletes_of_another_partition_do_not_conflict(catalog: InMemory
     commit_deletes(other, [equality_deletes(other, "eq-a.parquet", [2], {"cat": "a"})])
     with pytest.raises(CommitValidationError, match=f"equality deletes .*eq-a.parquet for {a}"):
         _commit(table, stale)
+
+
+# --- dynamic partition overwrites against concurrent deletes --------------------------------
+
+
+@pytest.mark.parametrize("level", ["serializable", "snapshot"])
+def test_replacing_a_partition_that_gained_deletes_is_refused(
+    catalog: InMemoryCatalog, level: str
+) -> None:
+    # Java's BaseReplacePartitions.validateNoConflictingDeletes (Spark sets it at both levels):
+    # replacing the partition would silently undo the concurrent delete.
+    table = _table(catalog, partitioned=True)
+    table.update_properties().set("write.update.isolation-level", level).commit()
+    table.append(pa.concat_tables([_rows([1, 2, 3], "a"), _rows([4], "b")]))
+    stale = catalog.load_table("db.t")
+    other = catalog.load_table("db.t")
+    commit_deletes(other, [equality_deletes(other, "eq-b.parquet", [4], {"cat": "b"})])
+    stale.dynamic_partition_overwrite(_rows([7], "a"))  # another partition: lands
+    assert _ids(catalog.load_table("db.t")) == [7]
+    stale = catalog.load_table("db.t")
+    other = catalog.load_table("db.t")
+    commit_deletes(other, [equality_deletes(other, "eq-a.parquet", [7], {"cat": "a"})])
+    with pytest.raises(
+        CommitValidationError, match=f"delete file added concurrently .*eq-a.parquet .*{level}"
+    ):
+        stale.dynamic_partition_overwrite(_rows([8], "a"))
+    assert _ids(catalog.load_table("db.t")) == []
+
+
+def test_replacing_a_partition_whose_files_were_removed_is_refused(
+    catalog: InMemoryCatalog,
+) -> None:
+    table = _table(catalog, partitioned=True)
+    table.update_properties().set("write.update.isolation-level", "snapshot").commit()
+    table.append(pa.concat_tables([_rows([1, 2, 3], "a"), _rows([4], "b")]))
+    stale = catalog.load_table("db.t")
+    catalog.load_table("db.t").delete("cat = 'b'")
+    stale.dynamic_partition_overwrite(_rows([5], "a"))  # b's removal is outside: lands
+    assert _ids(catalog.load_table("db.t")) == [5]
+    stale = catalog.load_table("db.t")
+    (a,) = _files(stale).values()
+    catalog.load_table("db.t").delete("id = 5")
+    with pytest.raises(CommitValidationError, match=f"removed concurrently: {a} .*snapshot"):
+        stale.dynamic_partition_overwrite(_rows([6], "a"))
+    assert _ids(catalog.load_table("db.t")) == []

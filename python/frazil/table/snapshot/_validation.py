@@ -88,9 +88,10 @@ def _added_entries(
     operations: tuple[str, ...],
     data: bool,
     io: FileIO,
+    status: int = STATUS_ADDED,
 ) -> Iterator[tuple[dict[str, Any], pa.Table]]:
-    """The entries each snapshot of ``history`` with one of ``operations`` added itself, per
-    manifest (data or delete manifests)."""
+    """The entries each snapshot of ``history`` with one of ``operations`` added itself (or,
+    with ``status`` deleted, removed itself), per manifest (data or delete manifests)."""
     for snapshot in history:
         if snapshot.operation not in operations:
             continue
@@ -100,18 +101,26 @@ def _added_entries(
                 continue
             entries = read_entries(manifest, io)
             added = pc.and_(
-                pc.equal(entries.column("status"), STATUS_ADDED),
+                pc.equal(entries.column("status"), status),
                 pc.equal(entries.column("snapshot_id"), snapshot.snapshot_id),
             )
             yield manifest, entries.filter(pc.fill_null(added, False))
 
 
 def added_data_files(
-    staged: TableMetadata, history: list[Snapshot], operations: tuple[str, ...], io: FileIO
+    staged: TableMetadata,
+    history: list[Snapshot],
+    operations: tuple[str, ...],
+    io: FileIO,
+    *,
+    data: bool = True,
+    status: int = STATUS_ADDED,
 ) -> Iterator[tuple[int, str, dict[str, Any] | None]]:
     """``(spec id, path, partition)`` of every data file the snapshots of ``history`` with
-    one of ``operations`` added: what a partition-replacing commit checks against."""
-    for manifest, entries in _added_entries(staged, history, operations, True, io):
+    one of ``operations`` added: what a partition-replacing commit checks against. With
+    ``data`` false, the delete files they added; with ``status`` deleted, the files they
+    removed."""
+    for manifest, entries in _added_entries(staged, history, operations, data, io, status):
         spec_id = int(manifest["partition_spec_id"])
         files = entries.column("data_file")
         partitions = pc.struct_field(files, "partition").to_pylist()

@@ -12,12 +12,12 @@ snapshot isolation such files are kept and the commit lands.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from frazil.errors import CommitValidationError, InvalidUpdateError
 from frazil.io import FileIO
-from frazil.manifest import DataFile
+from frazil.manifest import STATUS_DELETED, DataFile
 from frazil.metadata import TableMetadata
 from frazil.snapshots import Operation, Snapshot
 from frazil.table.snapshot._files import latest_snapshot, spec_of
@@ -147,15 +147,44 @@ class ReplacePartitions(MergingProducer):
         if parent is None or parent.snapshot_id == self.starting_snapshot_id:
             return
         history = self.ancestors_since_start(staged, parent)
-        if isolation_level(staged.properties, UPDATE_ISOLATION) != SERIALIZABLE:
-            return
-        ops = (Operation.APPEND.value, Operation.OVERWRITE.value)
-        for spec_id, path, partition in added_data_files(staged, history, ops, self.io):
-            if self._replace_all or partition_key(spec_id, partition) in self._replaced:
+        level = isolation_level(staged.properties, UPDATE_ISOLATION)
+
+        def replaced(found: Iterator[tuple[int, str, dict[str, Any] | None]]) -> list[str]:
+            return [
+                path
+                for spec_id, path, partition in found
+                if self._replace_all or partition_key(spec_id, partition) in self._replaced
+            ]
+
+        # Java's BaseReplacePartitions as Spark's dynamic overwrite sets it up per isolation
+        # level: serializable checks data and deletes, snapshot deletes only.
+        if level == SERIALIZABLE:
+            ops = (Operation.APPEND.value, Operation.OVERWRITE.value)
+            added = replaced(added_data_files(staged, history, ops, self.io))
+            if added:
                 raise CommitValidationError(
                     f"found a conflicting file added concurrently to a replaced "
-                    f"partition: {path} (serializable isolation)"
+                    f"partition: {added[0]} (serializable isolation)"
                 )
+        # validateNoConflictingDeletes: a replaced partition's data files removed, or delete
+        # files added to it, since the change was built (validateDeletedDataFiles,
+        # validateNoNewDeleteFiles): replacing the partition would silently undo that delete.
+        removing = (Operation.OVERWRITE.value, Operation.REPLACE.value, Operation.DELETE.value)
+        removed = replaced(
+            added_data_files(staged, history, removing, self.io, status=STATUS_DELETED)
+        )
+        if removed:
+            raise CommitValidationError(
+                f"found a data file of a replaced partition removed concurrently: "
+                f"{removed[0]} ({level} isolation)"
+            )
+        deleting = (Operation.OVERWRITE.value, Operation.DELETE.value)
+        deletes = replaced(added_data_files(staged, history, deleting, self.io, data=False))
+        if deletes:
+            raise CommitValidationError(
+                f"found a delete file added concurrently to a replaced partition: "
+                f"{deletes[0]} ({level} isolation)"
+            )
 
 
 class RewriteFiles(MergingProducer):

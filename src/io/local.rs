@@ -3,7 +3,9 @@
 //! Writes never leave a half-written file visible: the bytes go to a temporary
 //! file in the same directory, which is then renamed into place (or, for
 //! `write_if_absent`, hard-linked, which fails when the target exists: the
-//! same atomic create-if-absent a Hadoop table's commit relies on).
+//! same atomic create-if-absent a Hadoop table's commit relies on). The file's
+//! bytes and then its directory entry are fsynced, so a committed metadata file
+//! survives a crash of the machine, not only of the process.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
@@ -69,12 +71,31 @@ pub fn exists(location: &str, path: &Path) -> Result<bool> {
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Writes `data` to a new temporary file beside `path`; returns its path.
-fn write_temp(location: &str, path: &Path, data: &[u8]) -> Result<PathBuf> {
-    let parent = match path.parent() {
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
-    };
+    }
+}
+
+/// Makes the rename or link of `path` durable: fsync of its directory (POSIX leaves a new
+/// directory entry in the page cache until then).
+#[cfg(unix)]
+fn sync_dir(location: &str, path: &Path) -> Result<()> {
+    File::open(parent_dir(path))
+        .and_then(|dir| dir.sync_all())
+        .map_err(|e| error(location, e))
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_location: &str, _path: &Path) -> Result<()> {
+    // Windows cannot open a directory as a file; NTFS journals the entry itself.
+    Ok(())
+}
+
+/// Writes `data` to a new temporary file beside `path`; returns its path.
+fn write_temp(location: &str, path: &Path, data: &[u8]) -> Result<PathBuf> {
+    let parent = parent_dir(path);
     fs::create_dir_all(&parent).map_err(|e| error(location, e))?;
     let name = path
         .file_name()
@@ -105,7 +126,8 @@ pub fn write(location: &str, path: &Path, data: &[u8]) -> Result<()> {
     fs::rename(&temp, path).map_err(|e| {
         let _ = fs::remove_file(&temp);
         error(location, e)
-    })
+    })?;
+    sync_dir(location, path)
 }
 
 /// Returns false, writing nothing, when `path` already exists.
@@ -114,7 +136,7 @@ pub fn write_if_absent(location: &str, path: &Path, data: &[u8]) -> Result<bool>
     let linked = fs::hard_link(&temp, path);
     let _ = fs::remove_file(&temp);
     match linked {
-        Ok(()) => Ok(true),
+        Ok(()) => sync_dir(location, path).map(|()| true),
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(error(location, e)),
     }

@@ -77,17 +77,7 @@ impl<'py> FromPyObject<'_, 'py> for ArrowBatch {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let (schema, array) = array_capsules(&obj)?;
-        let schema = schema
-            .pointer_checked(Some(c"arrow_schema"))?
-            .cast::<FFI_ArrowSchema>();
-        let array = array
-            .pointer_checked(Some(c"arrow_array"))?
-            .cast::<FFI_ArrowArray>();
-        // The schema stays owned by its capsule; the array is moved out of its.
-        let schema = unsafe { schema.as_ref() };
-        let array = unsafe { FFI_ArrowArray::from_raw(array.as_ptr()) };
-        guarded(&obj, || read_batch(array, schema)).map(Self)
+        import_array(&obj, read_batch).map(Self)
     }
 }
 
@@ -99,17 +89,7 @@ pub fn any_array(obj: &Bound<'_, PyAny>) -> PyResult<AnyArray> {
     let py = obj.py();
     let obj = obj.as_borrowed();
     if obj.hasattr(intern!(py, "__arrow_c_array__"))? {
-        let (schema, array) = array_capsules(&obj)?;
-        let schema = schema
-            .pointer_checked(Some(c"arrow_schema"))?
-            .cast::<FFI_ArrowSchema>();
-        let array = array
-            .pointer_checked(Some(c"arrow_array"))?
-            .cast::<FFI_ArrowArray>();
-        // The schema stays owned by its capsule; the array is moved out of its.
-        let schema = unsafe { schema.as_ref() };
-        let array = unsafe { FFI_ArrowArray::from_raw(array.as_ptr()) };
-        let (array, field) = guarded(&obj, || {
+        let (array, field) = import_array(&obj, |array, schema| {
             let field = Field::try_from(schema).map_err(arrow_error)?;
             let data = unsafe { from_ffi(array, schema) }.map_err(arrow_error)?;
             Ok((make_array(unnest_offsets(data)?), field))
@@ -137,9 +117,39 @@ pub fn any_array(obj: &Bound<'_, PyAny>) -> PyResult<AnyArray> {
     obj.extract()
 }
 
+/// Whether `obj` exports Arrow data (an array or a stream) through the Arrow
+/// PyCapsule protocol.
+pub fn exports_arrow(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = obj.py();
+    Ok(obj.hasattr(intern!(py, "__arrow_c_array__"))?
+        || obj.hasattr(intern!(py, "__arrow_c_stream__"))?)
+}
+
 fn stream_capsule<'py>(obj: &Borrowed<'_, 'py, PyAny>) -> PyResult<Bound<'py, PyCapsule>> {
     let capsule = arrow_method(obj, intern!(obj.py(), "__arrow_c_stream__"))?;
     Ok(capsule.cast_into::<PyCapsule>()?)
+}
+
+/// Imports the array `obj` exports through `__arrow_c_array__` with `read`
+/// (given the array, moved out of its capsule, and the schema, which stays
+/// owned by its capsule), guarded like every import here.
+fn import_array<T>(
+    obj: &Borrowed<'_, '_, PyAny>,
+    read: impl FnOnce(FFI_ArrowArray, &FFI_ArrowSchema) -> crate::Result<T>,
+) -> PyResult<T> {
+    let (schema, array) = array_capsules(obj)?;
+    let schema = schema
+        .pointer_checked(Some(c"arrow_schema"))?
+        .cast::<FFI_ArrowSchema>();
+    let array = array
+        .pointer_checked(Some(c"arrow_array"))?
+        .cast::<FFI_ArrowArray>();
+    // Safety: both pointers are the capsules' own, checked by name above; the
+    // schema capsule outlives `read`, and the array is released once, when
+    // `read` drops it (its capsule is left released).
+    let schema = unsafe { schema.as_ref() };
+    let array = unsafe { FFI_ArrowArray::from_raw(array.as_ptr()) };
+    guarded(obj, || read(array, schema))
 }
 
 /// The schema and array capsules of `__arrow_c_array__`.

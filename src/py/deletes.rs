@@ -12,7 +12,7 @@ use pyo3::types::{PyBytes, PyDict};
 use pyo3_arrow::input::AnyArray;
 use roaring::RoaringTreemap;
 
-use super::arrow_in::{any_array, ArrowBatch};
+use super::arrow_in::{any_array, exports_arrow, ArrowBatch};
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
 use crate::arrow::position_deletes::{PositionDeleteIndex as Index, PositionDeletesByFile};
@@ -49,10 +49,11 @@ fn aligned(left: Vec<ArrayRef>, right: Vec<ArrayRef>) -> crate::Result<Vec<(Arra
 }
 
 /// The arrays of positions given as a pyarrow int64 array (or chunked
-/// array) or as a sequence of ints.
+/// array) or as a sequence of ints. Arrow data goes through the guarded
+/// import (`arrow_in`), whose errors are raised, not taken for a sequence.
 fn position_arrays(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
-    if let Ok(array) = values.extract::<AnyArray>() {
-        return chunks(array);
+    if exports_arrow(values)? {
+        return chunks(any_array(values)?);
     }
     if let Ok(list) = values.extract::<Vec<i64>>() {
         return Ok(vec![Arc::new(Int64Array::from(list))]);

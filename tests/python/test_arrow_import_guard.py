@@ -176,6 +176,26 @@ def test_a_panicking_import_is_an_invalid_data_error() -> None:
     assert any("'batch'" in note for note in getattr(raised.value, "__notes__", []))
 
 
+def test_deletion_vector_positions_are_imported_through_the_guard(tmp_path: Path) -> None:
+    # Positions given as Arrow data take the guarded import too: a panicking import is an
+    # InvalidDataError, a sliced nested array a FrazilError, never a PanicException.
+    lying = _LyingBatch(pa.array([{"a": 1}, {"a": 2}]), 5)
+    with pytest.raises(InvalidDataError, match="arrow-rs panicked"):
+        _native.encode_deletion_vector(lying)
+    with pytest.raises(InvalidDataError, match="arrow-rs panicked"):
+        _native.write_deletion_vector_puffin(str(tmp_path / "dv.puffin"), [("f", lying)])
+    assert not (tmp_path / "dv.puffin").exists()
+    with pytest.raises(FrazilError, match="int64"):
+        _native.encode_deletion_vector(NESTED.slice(1, 4))
+    # Sliced int64 positions, chunked or not, and plain ints all give the same vector.
+    positions = pa.array([7, 1, 2, 5], pa.int64()).slice(1, 3)
+    expected = _native.encode_deletion_vector([1, 2, 5])
+    assert _native.encode_deletion_vector(positions) == expected
+    assert _native.encode_deletion_vector(pa.chunked_array([positions[:1], positions[1:]])) == (
+        expected
+    )
+
+
 def test_non_arrow_input_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="__arrow_c_stream__"):
         _native.gather_rows([1, 2], pa.array([0], pa.int64()))

@@ -9,12 +9,16 @@ contender's plan of every case is checked against the others': the same data fil
 same delete files (counts and a SHA-256 over the sorted "data file, sorted delete files"
 lines). A difference stops the run.
 
-- frazil: ``frazil.StaticTable.from_metadata(path).scan(row_filter=..., snapshot_id=...)
-  .plan_files()``, iterated in Python, touching ``task.file.file_path`` and
-  ``task.delete_files``.
+- frazil: ``table.scan(row_filter=..., snapshot_id=...).plan_files()`` on a table opened
+  once by ``frazil.StaticTable.from_metadata(path)``, iterated in Python, touching
+  ``task.file.file_path`` and ``task.delete_files``.
 - pyiceberg: the same through ``pyiceberg.table.StaticTable``.
-- Apache Iceberg Java 1.10.2: ``TableScan.planFiles()`` in a JVM kept up between rounds and
-  timed inside it (benches/java/PlanBench.java, compiled with javac at run time).
+- Apache Iceberg Java 1.10.2: ``TableScan.planFiles()`` on a ``BaseTable`` opened once, in a
+  JVM kept up between rounds and timed inside it (benches/java/PlanBench.java, compiled with
+  javac at run time).
+
+Every contender plans on a table it holds, as a user does (and as Java's planner is used);
+``--reopen`` opens the table from its metadata file in every plan instead, for all alike.
 
 Also measured in fresh processes: ``import frazil`` against ``import pyarrow``, the first plan
 against the steady state, and the peak RSS of a process planning the full scan.
@@ -186,8 +190,21 @@ class Contender:
 
 
 class PythonContender(Contender):
-    def __init__(self, table: PlanTable) -> None:
+    def __init__(self, table: PlanTable, reopen: bool) -> None:
         self.table = table
+        self.reopen = reopen
+        self._loaded: Any = None
+
+    def open_table(self) -> Any:
+        raise NotImplementedError
+
+    def loaded(self) -> Any:
+        """The table to plan on: opened once, or again for every plan with ``--reopen``."""
+        if self.reopen:
+            return self.open_table()
+        if self._loaded is None:
+            self._loaded = self.open_table()
+        return self._loaded
 
     def tasks(self, case: Case) -> Iterable[Any]:
         raise NotImplementedError
@@ -213,32 +230,38 @@ class PythonContender(Contender):
 class Frazil(PythonContender):
     name = "frazil"
 
-    def __init__(self, table: PlanTable) -> None:
-        super().__init__(table)
+    def __init__(self, table: PlanTable, reopen: bool) -> None:
+        super().__init__(table, reopen)
         import frazil
 
         # Any: the table API is being written alongside this benchmark.
         self.frazil: Any = frazil
         self.note = f"frazil {getattr(frazil, '__version__', '?')}"
 
+    def open_table(self) -> Any:
+        return self.frazil.StaticTable.from_metadata(self.table.metadata)
+
     def tasks(self, case: Case) -> Iterable[Any]:
-        table = self.frazil.StaticTable.from_metadata(self.table.metadata)
+        table = self.loaded()
         return table.scan(**_scan_kwargs(case, self.table)).plan_files()  # type: ignore[no-any-return]
 
 
 class Pyiceberg(PythonContender):
     name = "pyiceberg"
 
-    def __init__(self, table: PlanTable) -> None:
-        super().__init__(table)
+    def __init__(self, table: PlanTable, reopen: bool) -> None:
+        super().__init__(table, reopen)
         import pyiceberg
         from pyiceberg.table import StaticTable
 
         self.static_table = StaticTable
         self.note = f"pyiceberg {pyiceberg.__version__}"
 
+    def open_table(self) -> Any:
+        return self.static_table.from_metadata(self.table.metadata)
+
     def tasks(self, case: Case) -> Iterable[Any]:
-        table = self.static_table.from_metadata(self.table.metadata)
+        table = self.loaded()
         try:
             return table.scan(**_scan_kwargs(case, self.table)).plan_files()
         except ValueError as error:
@@ -262,7 +285,9 @@ class Java(Contender):
 
     name = "java"
 
-    def __init__(self, table: PlanTable, all_cases: list[Case], warmup: int, opts: str) -> None:
+    def __init__(
+        self, table: PlanTable, all_cases: list[Case], warmup: int, opts: str, reopen: bool
+    ) -> None:
         import pyspark
 
         jar = find_iceberg_jar()
@@ -277,7 +302,7 @@ class Java(Contender):
             check=True,
         )
         self.command = ["java", *opts.split(), "-cp", f"{classpath}{os.pathsep}{classes}",
-                        "PlanBench", table.metadata]  # fmt: skip
+                        "PlanBench", table.metadata, *(["reopen"] if reopen else [])]  # fmt: skip
         self.proc = subprocess.Popen(
             self.command,
             stdin=subprocess.PIPE,
@@ -504,6 +529,11 @@ def main() -> None:
     parser.add_argument("--java-opts", default="-Xms1g -Xmx4g", help="JVM flags")
     parser.add_argument("--fresh-runs", type=int, default=5, help="fresh processes per figure")
     parser.add_argument("--skip-fresh", action="store_true", help="no fresh-process figures")
+    parser.add_argument(
+        "--reopen",
+        action="store_true",
+        help="open the table from its metadata file in every plan (every contender)",
+    )
     parser.add_argument("--days", type=int, default=200, help="data manifests (one a day)")
     parser.add_argument("--files-per-day", type=int, default=1000)
     parser.add_argument(
@@ -530,12 +560,12 @@ def main() -> None:
     contenders: list[Contender] = []
     try:
         if "frazil" in wanted:
-            contenders.append(Frazil(table))
+            contenders.append(Frazil(table, args.reopen))
         if "pyiceberg" in wanted:
-            contenders.append(Pyiceberg(table))
+            contenders.append(Pyiceberg(table, args.reopen))
         if "java" in wanted:
             print("compiling and starting PlanBench.java ...", flush=True)
-            contenders.append(Java(table, all_cases, args.java_warmup, args.java_opts))
+            contenders.append(Java(table, all_cases, args.java_warmup, args.java_opts, args.reopen))
         print("checking that every contender plans the same files ...", flush=True)
         outcomes = check_all(contenders, all_cases)
         load_before = os.getloadavg()
@@ -556,6 +586,7 @@ def main() -> None:
         load=(load_before, load_after),
         rounds=args.rounds,
         elapsed=time.monotonic() - started,
+        reopen=args.reopen,
     )
     print(section)
     output = args.output

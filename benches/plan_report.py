@@ -156,6 +156,7 @@ def section(
     load: Load,
     rounds: int,
     elapsed: float,
+    reopen: bool = False,
 ) -> str:
     reference = []
     for case in cases:
@@ -202,11 +203,21 @@ def section(
         + ", ".join(f"{c.label}: {c.repeat}" for c in cases if c.repeat > 1)
         + ") times N plans back to back and reports their mean, for every contender alike: "
         "a lone plan of a millisecond measures the caches the previous, larger case left cold.",
-        "- Each plan opens the table from its metadata file and iterates `plan_files()` "
-        "(Java: `new BaseTable(new StaticTableOperations(metadata, io))`, then "
+        "- Each plan iterates `plan_files()` (Java: "
         "`newScan().useSnapshot(id).filter(expr).planFiles()`), touching every task's data "
-        "file path and delete files. Python's garbage collector stays on (it is part of the "
-        "cost of building objects) and collects between plans.",
+        "file path and delete files; the filter is parsed in every plan. "
+        + (
+            "With `--reopen` (this run), each plan first opens the table from its metadata "
+            "file (Java: `new BaseTable(new StaticTableOperations(metadata, io))`)."
+            if reopen
+            else "Every contender plans on a table it opened once, as a user plans on a table "
+            "they hold (Java: one `new BaseTable(new StaticTableOperations(metadata, io))`); "
+            "a snapshot keeps its manifest list once read (Java's `BaseSnapshot` caches it, "
+            "frazil's planner too; pyiceberg reads it again). `--reopen` opens the table from "
+            "its metadata file in every plan instead, for every contender."
+        )
+        + " Python's garbage collector stays on (it is part of the cost of building objects) "
+        "and collects between plans.",
         "- Before timing, every contender's plan of every case is compared: number of data "
         "files, of delete-file references and of distinct delete files, and a SHA-256 over the "
         'sorted lines "data file path, its sorted delete file paths". Any difference stops '
@@ -235,7 +246,7 @@ def section(
         "",
         *how_to_run(".venv/bin/python benches/bench_plan.py"),
         "Options: `--only frazil,pyiceberg,java`, `--rounds N`, `--java-warmup N`, "
-        "`--java-opts '...'`, `--fresh-runs N`, `--skip-fresh`, `--days N`, "
+        "`--java-opts '...'`, `--fresh-runs N`, `--skip-fresh`, `--reopen`, `--days N`, "
         "`--files-per-day N`, `--output PATH`. The table is generated on the first run "
         "(about a minute) and cached under benches/.work/.",
     ]

@@ -282,12 +282,14 @@ class TaskGroupIter:
     def __iter__(self) -> TaskGroupIter: ...
     def __next__(self) -> list[FileScanTask]: ...
 
+class RawTable:
+    def __init__(self, schema_json: str, specs_json: list[str]) -> None: ...
+
 class RawScan:
     def __init__(
         self,
-        table_schema_json: str,
+        table: RawTable,
         scan_schema_json: str,
-        specs_json: list[str],
         filter_json: str,
         py_schema: Any,
         case_sensitive: bool = True,

@@ -19,6 +19,7 @@ mod io;
 mod manifest;
 mod read;
 mod scan;
+mod scan_table;
 mod spec;
 mod transforms;
 mod values;
@@ -43,6 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     equality_deletes::register(m)?;
     manifest::register(m)?;
     scan::register(m)?;
+    scan_table::register(m)?;
     read::register(m)?;
     avro_data::register(m)?;
     values::register(m)?;

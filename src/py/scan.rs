@@ -5,7 +5,7 @@
 //! files creates 200,000 small objects and nothing else).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use arrow_array::Array;
 use pyo3::exceptions::PyStopIteration;
@@ -14,21 +14,21 @@ use pyo3::types::{PyBytes, PyDict};
 
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
+use super::scan_table::RawTable;
 use crate::expr::json as expr_json;
 use crate::expr::Bound as BoundExpr;
 use crate::scan::files::MetricMap;
 use crate::scan::split::{
     merge_adjacent, split, weight as split_weight, Packer, SplitOptions, SplitTask,
 };
-use crate::scan::{FileRef, PlanStream, PlannedFile, ScanContext, ScanOptions, TableView};
-use crate::spec::partition::PartitionSpec;
-use crate::spec::schema::Schema;
+use crate::scan::{FileRef, PlanStream, PlannedFile, ScanContext, ScanOptions};
 
 /// What every task of a scan shares.
 struct ScanInfo {
     include_stats: bool,
-    /// The scan's schema as JSON, for Appendix C task JSON.
-    schema_value: serde_json::Value,
+    /// The scan's schema as JSON, for Appendix C task JSON: parsed when a
+    /// task is first written as JSON, not by every scan.
+    schema_value: OnceLock<serde_json::Value>,
     /// The scan's schema (Appendix C `schema` of a task).
     schema_json: String,
     /// The frazil.Schema the residuals' values are typed by.
@@ -44,20 +44,19 @@ pub struct RawScan {
 
 #[pymethods]
 impl RawScan {
-    /// `table_schema_json`: the table's current schema (binds the filter and
-    /// types partition tuples); `scan_schema_json`: the schema of the scan's
-    /// snapshot; `specs_json`: every partition spec; `filter_json`: the
-    /// filter in expression JSON (tagged values allowed); `io`: the FileIO
-    /// the manifest list and manifests are read through (default: none
-    /// configured, local files and the environment's object-store settings).
+    /// `table`: the table's schema, specs and manifest lists;
+    /// `scan_schema_json`: the schema of the scan's snapshot; `filter_json`:
+    /// the filter in expression JSON (tagged values allowed); `io`: the
+    /// FileIO the manifest list and manifests are read through (default:
+    /// none configured, local files and the environment's object-store
+    /// settings).
     #[new]
-    #[pyo3(signature = (table_schema_json, scan_schema_json, specs_json, filter_json, py_schema, case_sensitive=true, threads=1, include_column_stats=false, io=None))]
+    #[pyo3(signature = (table, scan_schema_json, filter_json, py_schema, case_sensitive=true, threads=1, include_column_stats=false, io=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        table_schema_json: &str,
+        table: &RawTable,
         scan_schema_json: String,
-        specs_json: Vec<String>,
         filter_json: &str,
         py_schema: Py<PyAny>,
         case_sensitive: bool,
@@ -66,14 +65,9 @@ impl RawScan {
         io: Option<&RawFileIO>,
     ) -> PyResult<Self> {
         let read = io_or_default(io).read_fn();
+        let view = table.view();
         let context = py.detach(|| {
             run(|| {
-                let schema = Arc::new(Schema::parse(table_schema_json)?);
-                let mut specs = HashMap::new();
-                for text in &specs_json {
-                    let spec = PartitionSpec::parse(text, 0)?;
-                    specs.insert(spec.spec_id, Arc::new(spec));
-                }
                 let filter = expr_json::parse(filter_json)?;
                 let options = ScanOptions {
                     case_sensitive,
@@ -84,19 +78,14 @@ impl RawScan {
                     },
                     include_column_stats,
                 };
-                ScanContext::new(&TableView { schema, specs }, &filter, options, read)
+                ScanContext::new(&view, &filter, options, read)
             })
-        })?;
-        let schema_value = serde_json::from_str(&scan_schema_json).map_err(|e| {
-            super::errors::to_py(crate::Error::InvalidValue(format!(
-                "scan schema is not JSON: {e}"
-            )))
         })?;
         let context = Arc::new(context);
         Ok(RawScan {
             context: context.clone(),
             info: Arc::new(ScanInfo {
-                schema_value,
+                schema_value: OnceLock::new(),
                 include_stats: context.options.include_column_stats,
                 schema_json: scan_schema_json,
                 py_schema,
@@ -387,8 +376,17 @@ impl FileScanTask {
     /// The task as Appendix C JSON text (Java's `FileScanTaskParser`).
     fn to_json(&self) -> PyResult<String> {
         run(|| {
+            let schema = match self.info.schema_value.get() {
+                Some(schema) => schema,
+                None => {
+                    let parsed = serde_json::from_str(&self.info.schema_json).map_err(|e| {
+                        crate::Error::InvalidValue(format!("scan schema is not JSON: {e}"))
+                    })?;
+                    self.info.schema_value.get_or_init(|| parsed)
+                }
+            };
             crate::scan::task_json::task_json(
-                &self.info.schema_value,
+                schema,
                 &self.planned.file,
                 &self.planned.deletes,
                 &self.planned.residual,
@@ -706,7 +704,7 @@ fn file_scan_task_from_json(py: Python<'_>, text: &str) -> PyResult<FileScanTask
         info: Arc::new(ScanInfo {
             include_stats: true,
             schema_json: parsed.schema_json.to_string(),
-            schema_value: parsed.schema_json,
+            schema_value: OnceLock::from(parsed.schema_json),
             py_schema,
         }),
         deletes: Arc::default(),

@@ -12,4 +12,6 @@ pub mod task_from_json;
 pub mod task_json;
 
 pub use files::{Content, FileRef, ManifestData};
-pub use planner::{plan, plan_all, PlanStream, PlannedFile, ScanContext, ScanOptions, TableView};
+pub use planner::{
+    plan, plan_all, ManifestLists, PlanStream, PlannedFile, ScanContext, ScanOptions, TableView,
+};

@@ -22,8 +22,8 @@ use super::evaluate::{MetricsEvaluator, SpecEvaluators};
 use super::files::{Content, FileRef, ManifestData};
 use crate::error::{Error, Result};
 use crate::expr::{bind, Bound, Expr, Unbound};
-use crate::manifest::summary::FieldSummary;
 use crate::manifest::{read_manifest_as, read_manifest_list, Inherit};
+use crate::memo::Memo;
 use crate::spec::partition::PartitionSpec;
 use crate::spec::schema::Schema;
 use crate::types::Type;
@@ -54,11 +54,35 @@ impl Default for ScanOptions {
 }
 
 /// The table as planning sees it: the current schema (which binds the
-/// filter and types every spec's partition tuple, as Java's scans do) and
-/// every partition spec by id.
+/// filter and types every spec's partition tuple, as Java's scans do),
+/// every partition spec by id, and the manifest lists its scans decoded.
 pub struct TableView {
     pub schema: Arc<Schema>,
     pub specs: HashMap<i32, Arc<PartitionSpec>>,
+    pub lists: Arc<ManifestLists>,
+}
+
+/// How many decoded manifest lists a table keeps: a few snapshots are
+/// planned again and again (the current one, a branch, a tag).
+const KEPT_LISTS: usize = 4;
+
+/// The decoded manifest lists of one table's scans, by location. A manifest
+/// list is never rewritten (spec: "Manifest Lists": a snapshot's list is
+/// written once, under a new name), so a list decoded once serves every
+/// later scan of the snapshot, as Java's `BaseSnapshot` keeps its manifests.
+pub struct ManifestLists(Memo<String, Arc<ManifestList>>);
+
+impl Default for ManifestLists {
+    fn default() -> Self {
+        ManifestLists(Memo::new(KEPT_LISTS))
+    }
+}
+
+/// A decoded manifest list: its rows as planning reads them, and the Arrow
+/// batch the manifest-list evaluators read the partition summaries from.
+pub struct ManifestList {
+    pub batch: RecordBatch,
+    pub files: Vec<ManifestFile>,
 }
 
 /// One spec's partition type and evaluators.
@@ -77,6 +101,7 @@ pub struct ScanContext {
     specs: HashMap<i32, Arc<SpecPlan>>,
     metrics: MetricsEvaluator,
     read: ReadFile,
+    lists: Arc<ManifestLists>,
 }
 
 /// One row of a manifest list, as planning needs it.
@@ -89,7 +114,6 @@ pub struct ManifestFile {
     pub added_snapshot_id: Option<i64>,
     pub added_files: Option<i32>,
     pub existing_files: Option<i32>,
-    pub partitions: Option<Vec<FieldSummary>>,
     pub first_row_id: Option<i64>,
 }
 
@@ -137,16 +161,9 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
     let first_row_ids = list
         .column_by_name("first_row_id")
         .map(|c| c.as_primitive::<Int64Type>().clone());
-    let partitions = column("partitions")?.as_list::<i32>().clone();
-    // The summaries are read from the list's flattened child arrays by
-    // offset: slicing the struct for every manifest allocated more than the
-    // rest of a small plan.
-    let offsets = partitions.value_offsets();
-    let summary = partitions.values().as_struct();
-    let nulls = summary.column(0).as_boolean();
-    let nans = summary.column(1).as_boolean();
-    let lower = summary.column(2).as_binary::<i32>();
-    let upper = summary.column(3).as_binary::<i32>();
+    // The partition summaries are read by the manifest-list evaluators from
+    // the batch itself; here only their presence is checked.
+    column("partitions")?;
     let opt_i32 = |a: &arrow_array::Int32Array, i: usize| a.is_valid(i).then(|| a.value(i));
     let mut out = Vec::with_capacity(list.num_rows());
     for i in 0..list.num_rows() {
@@ -161,22 +178,6 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
                 )))
             }
         };
-        let summaries = if partitions.is_null(i) {
-            None
-        } else {
-            let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
-            Some(
-                (start..end)
-                    .map(|j| FieldSummary {
-                        contains_null: nulls.is_valid(j) && nulls.value(j),
-                        // A missing contains_nan (v1 writers) may hold NaN.
-                        contains_nan: !nans.is_valid(j) || nans.value(j),
-                        lower_bound: lower.is_valid(j).then(|| lower.value(j).to_vec()),
-                        upper_bound: upper.is_valid(j).then(|| upper.value(j).to_vec()),
-                    })
-                    .collect(),
-            )
-        };
         out.push(ManifestFile {
             spec_id: spec_ids.value(i),
             deletes,
@@ -184,7 +185,6 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
             added_snapshot_id: snapshot_ids.is_valid(i).then(|| snapshot_ids.value(i)),
             added_files: opt_i32(&added, i),
             existing_files: opt_i32(&existing, i),
-            partitions: summaries,
             first_row_id: first_row_ids
                 .as_ref()
                 .and_then(|c| c.is_valid(i).then(|| c.value(i))),
@@ -287,6 +287,17 @@ impl ScanContext {
             options,
             specs,
             read,
+            lists: table.lists.clone(),
+        })
+    }
+
+    /// The manifest list at `location`, decoded once per table.
+    fn manifest_list(&self, location: &str) -> Result<Arc<ManifestList>> {
+        self.lists.0.get_or_try_insert(location.to_owned(), |_| {
+            let data = (self.read)(location)?;
+            let batch = read_manifest_list(&data, location)?;
+            let files = manifest_files(&batch, location)?;
+            Ok(Arc::new(ManifestList { batch, files }))
         })
     }
 
@@ -340,7 +351,7 @@ impl ScanContext {
     /// against each manifest's own spec.
     fn select_manifests(
         &self,
-        manifests: Vec<ManifestFile>,
+        manifests: &[ManifestFile],
         list: &RecordBatch,
     ) -> Result<Vec<ManifestFile>> {
         // Each spec's evaluator reads the partition summaries of its own
@@ -368,14 +379,14 @@ impl ScanContext {
         }
         let mut out = Vec::with_capacity(manifests.len());
         for m in manifests {
-            self.spec(&m)?;
+            self.spec(m)?;
             let (answer, next) = answers
                 .get_mut(&m.spec_id)
                 .ok_or_else(|| Error::Internal(format!("no answer for spec {}", m.spec_id)))?;
             let matches = answer.value(*next);
             *next += 1;
             if matches && m.may_have_live_files() {
-                out.push(m);
+                out.push(m.clone());
             }
         }
         Ok(out)
@@ -489,9 +500,8 @@ impl Iterator for PlanStream {
 /// manifest list and the delete manifests are read before this returns
 /// (their errors surface here); data manifests stream.
 pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream> {
-    let list_data = (context.read)(manifest_list)?;
-    let list = read_manifest_list(&list_data, manifest_list)?;
-    let all = context.select_manifests(manifest_files(&list, manifest_list)?, &list)?;
+    let list = context.manifest_list(manifest_list)?;
+    let all = context.select_manifests(&list.files, &list.batch)?;
     let (delete_manifests, data_manifests): (Vec<_>, Vec<_>) =
         all.into_iter().partition(|m| m.deletes);
     // Manifests are decoded a chunk at a time. A chunk of several manifests

@@ -3,7 +3,10 @@ files and residual filters.
 
 Planning runs in Rust with the GIL released: the manifest list is read and pruned by partition
 summaries, the delete manifests are indexed, and the data manifests are decoded in parallel and
-streamed out as :class:`FileScanTask` objects, lazy views of the decoded manifests::
+streamed out as :class:`FileScanTask` objects, lazy views of the decoded manifests. Scans of
+one table metadata object share its parsed schema and specs and the decoded manifest lists of
+the snapshots they plan (frazil.table._planning; a refresh or commit brings a new metadata
+object, so nothing goes stale)::
 
     scan = table.scan(row_filter="ts >= '2024-01-01T00:00:00+00:00' AND id < 100")
     for task in scan.plan_files():
@@ -34,6 +37,7 @@ from frazil.errors import FrazilError, FrazilTypeError, NotFoundError, Validatio
 from frazil.io import raw
 from frazil.schema import Schema
 from frazil.snapshots import MAIN_BRANCH, Snapshot
+from frazil.table._planning import filter_from_text, planning
 from frazil.table._table import timestamp_ms
 
 if TYPE_CHECKING:
@@ -79,7 +83,7 @@ def _expression(row_filter: Expression | str | None) -> Expression:
     if row_filter is None:
         return expressions.AlwaysTrue()
     if isinstance(row_filter, str):
-        return expressions.parse(row_filter)
+        return filter_from_text(row_filter)[0]
     if isinstance(row_filter, expressions.Expression):
         return row_filter
     raise FrazilTypeError(
@@ -140,7 +144,12 @@ class DataScan:
         ):
             raise ValidationError(f"limit must be a non-negative integer, got {limit!r}")
         self.table = table
-        self.row_filter = _expression(row_filter)
+        # The filter's expression JSON for the planner: a text filter's is kept with its parse.
+        self._filter_json: str | None = None
+        if isinstance(row_filter, str):
+            self.row_filter, self._filter_json = filter_from_text(row_filter)
+        else:
+            self.row_filter = _expression(row_filter)
         self.selected_fields = tuple(selected_fields)
         self.case_sensitive = bool(case_sensitive)
         self.snapshot_id = snapshot_id
@@ -263,15 +272,17 @@ class DataScan:
         metadata = self.table.metadata
         threads = self._option("threads")
         stats = self._option("include-column-stats")
-        table_schema = metadata.schema()
-        table_schema_json = json.dumps(table_schema.to_json())
-        scan_schema = self.schema()
+        # The table's schema and specs are parsed once per metadata object, and the manifest
+        # lists its scans read are decoded once (frazil.table._planning).
+        shared = planning(metadata)
+        filter_json = self._filter_json
+        if filter_json is None:
+            filter_json = json.dumps(self.row_filter.to_json())
         return _native.RawScan(
-            table_schema_json,
-            table_schema_json if scan_schema is table_schema else json.dumps(scan_schema.to_json()),
-            [json.dumps(spec.to_json()) for spec in metadata.partition_specs],
-            json.dumps(self.row_filter.to_json()),
-            table_schema,
+            shared.native,
+            shared.schema_json(self.schema()),
+            filter_json,
+            metadata.schema(),
             case_sensitive=self.case_sensitive,
             threads=0 if threads is None else _as_int(threads, "threads", 0),
             include_column_stats=False

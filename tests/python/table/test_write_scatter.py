@@ -92,6 +92,7 @@ def test_wide_keys_ranked_and_strings_big() -> None:
     grouped, lengths, firsts = _native.partition_rows(table, [ids, buckets])
     want, want_lengths, want_firsts = _expected(table, [ids, buckets])
     assert (lengths, firsts) == (want_lengths, want_firsts)
+    assert grouped is not None
     assert grouped.equals(want)
 
 

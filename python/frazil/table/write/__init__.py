@@ -26,7 +26,7 @@ from frazil.schema import Schema
 from frazil.table import _metadata_columns as meta
 from frazil.table.write._add_files import data_file_from_parquet
 from frazil.table.write._config import WriteConfig, default_metrics_mode, metrics_modes
-from frazil.table.write._partition import Partitioner, gather_rows, sort_batch
+from frazil.table.write._partition import Partitioner, sort_batch
 from frazil.table.write._schema import (
     Conformer,
     SchemaMismatchError,
@@ -177,16 +177,14 @@ def _write(
         for chunk in _chunks(batches, conformer, chunk_bytes, presorted):
             if not presorted:
                 chunk = sort_batch(chunk, settings.schema, order)
-            parts, gather = partitioner.split(chunk)
-            if gather is not None:
-                # One reordered copy of the chunk, its columns gathered in parallel by the
-                # Rust core (arrow-rs take, without the GIL).
-                chunk = gather_rows(chunk, gather)
+            # One reordered copy of the chunk, its columns moved in parallel by the Rust core
+            # (without the GIL); each partition a slice of it.
+            parts, chunk = partitioner.split(chunk)
             for partition, (start, length) in parts:
                 writer = writers.get(partition.key)
                 if writer is None:
                     writer = writers[partition.key] = PartitionWriter(settings, partition, namer)
-                writer.write(chunk.slice(start, length) if gather is not None else chunk)
+                writer.write(chunk.slice(start, length))
             _in_parallel(pool, _over_budget(writers, budget), PartitionWriter.flush)
             for writer in writers.values():
                 yield from _drain(writer)

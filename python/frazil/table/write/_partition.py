@@ -1,8 +1,7 @@
 """Rows split by partition and ordered by the sort order, vectorized: the transforms run over
-whole columns in the Rust core (:mod:`frazil.transforms`), each partition tuple gets a dense
-code (dictionary encoding), one stable ``sort_indices`` over the codes orders the rows by
-partition, and each partition is a zero-copy slice of the reordered rows; Python only touches
-one value per partition.
+whole columns in the Rust core (:mod:`frazil.transforms`), the core groups the rows by their
+partition tuples and moves them into one reordered copy (a counting sort), and each partition
+is a zero-copy slice of it; Python only touches one value per partition.
 
 Partition paths follow Java's ``PartitionSpec.partitionToPath``: ``name=value`` segments
 joined by ``/``, both URL-encoded (``java.net.URLEncoder``), the value being the transform's
@@ -71,40 +70,16 @@ def _hashable(value: Any) -> Hashable:
     return (type(value).__name__, value)
 
 
-# Integer codes spanning at most this many values are sorted as they are (Arrow's counting
-# sort); wider ones are dictionary-encoded to dense codes first.
-_DIRECT_RANGE = 1 << 22
-
-
-def _field_codes(key: pa.Array) -> tuple[pa.Array, int]:
-    """Codes in ``[0, width)`` equal for equal values of one partition field (null a value of
-    its own; NaN too: dictionary encoding hashes every NaN as one value)."""
+def _key_codes(key: pa.Array) -> pa.Array:
+    """What the Rust core groups one partition field by: integers and dates as they are (the
+    core codes small ranges directly, as transforms give: days, hours, buckets), times and
+    timestamps as their integers, other values as dictionary codes (null a value of its own;
+    NaN too: dictionary encoding hashes every NaN as one value)."""
     if pa.types.is_integer(key.type) or pa.types.is_date32(key.type):
-        if pa.types.is_date32(key.type):
-            key = key.cast(pa.int32())
-        ints = key.cast(pa.int64()) if not pa.types.is_int64(key.type) else key
-        low, high = pc.min_max(ints).values()
-        if low.is_valid and high.is_valid and high.as_py() - low.as_py() < _DIRECT_RANGE:
-            # Transforms give small integer ranges (days, hours, buckets): no hashing.
-            width = high.as_py() - low.as_py() + 1
-            codes = pc.subtract(ints, low).fill_null(width)
-            return codes, width + 1
-    encoded = pc.dictionary_encode(key, null_encoding="encode")
-    return encoded.indices.cast(pa.int64()), max(len(encoded.dictionary), 1)
-
-
-def _group_codes(keys: list[pa.Array]) -> pa.Array:
-    """An int64 code per row, equal for rows with equal partition tuples."""
-    codes, span = _field_codes(keys[0])
-    for key in keys[1:]:
-        field_codes, width = _field_codes(key)
-        if span * width >= _DIRECT_RANGE:
-            # Re-encode densely so the mixed codes stay small (below the row count).
-            codes = pc.dictionary_encode(codes).indices.cast(pa.int64())
-            span = int(pc.max(codes).as_py()) + 1
-        codes = pc.add(pc.multiply(codes, pa.scalar(width, pa.int64())), field_codes)
-        span *= width
-    return codes
+        return key
+    if pa.types.is_time(key.type) or pa.types.is_timestamp(key.type):
+        return key.cast(pa.int64())
+    return pc.dictionary_encode(key, null_encoding="encode").indices
 
 
 def gather_rows(rows: pa.Table, indices: pa.Array) -> pa.Table:
@@ -151,29 +126,26 @@ class Partitioner:
             keys.append(key)
         return keys
 
-    def split(
-        self, rows: pa.Table
-    ) -> tuple[list[tuple[Partition, tuple[int, int]]], pa.Array | None]:
-        """The partitions of ``rows``: each with the (start, length) of its rows once ``rows``
-        are reordered by the returned indices (a stable order: rows keep their order within
-        a partition); None instead of indices when every row is in one partition."""
+    def split(self, rows: pa.Table) -> tuple[list[tuple[Partition, tuple[int, int]]], pa.Table]:
+        """The partitions of ``rows`` and the rows reordered by partition: each partition
+        with the (start, length) of its rows in them. Rows keep their order within a
+        partition. The Rust core groups and moves the rows (a counting sort: one sequential
+        pass per column, see src/write/scatter.rs); ``rows`` come back as they are when every
+        row is in one partition."""
         if not self.spec.fields:
-            return [(self._partition(()), (0, rows.num_rows))], None
+            return [(self._partition(()), (0, rows.num_rows))], rows
         keys = self._keys(rows)
-        codes = _group_codes(keys)
-        order = pc.sort_indices(codes)  # stable
-        runs = pc.run_end_encode(pc.take(codes, order))
-        ends = runs.run_ends.to_pylist()
-        starts = [0, *ends[:-1]]
-        first_rows = pc.take(order, pa.array(starts, pa.int64()))
-        values = [key.take(first_rows).to_pylist() for key in keys]
-        if len(ends) == 1:
-            return [(self._partition(tuple(v[0] for v in values)), (0, rows.num_rows))], None
-        parts = [
-            (self._partition(tuple(v[i] for v in values)), (start, end - start))
-            for i, (start, end) in enumerate(zip(starts, ends, strict=True))
-        ]
-        return parts, order
+        grouped, lengths, first_rows = _native.partition_rows(
+            rows, [_key_codes(key) for key in keys]
+        )
+        firsts = pa.array(first_rows, pa.int64())
+        values = [key.take(firsts).to_pylist() for key in keys]
+        parts = []
+        start = 0
+        for i, length in enumerate(lengths):
+            parts.append((self._partition(tuple(v[i] for v in values)), (start, length)))
+            start += length
+        return parts, rows if grouped is None else grouped
 
     def _partition(self, values: tuple[Any, ...]) -> Partition:
         key = tuple(_hashable(v) for v in values)

@@ -28,8 +28,11 @@ settings.load_profile("frazil")
 _INTEROP = Path(__file__).resolve().parent / "interop"
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Work units for `--dist loadgroup`; without xdist the marks are inert.
+    # Work units for `--dist loadgroup`; without xdist the marks are inert. First: xdist's
+    # own hook turns the marks into work units, and this conftest loads before xdist's
+    # worker plugin, so it would otherwise run after it.
     for item in items:
         path = Path(str(item.path)).resolve()
         group = "interop" if _INTEROP in path.parents else item.nodeid.split("::", 1)[0]

@@ -6,15 +6,13 @@
   on purpose while developing.
 - Tests assert behaviour, never speed: hypothesis's per-example deadline is off
   (speed is measured in benches/), so a loaded machine cannot fail a test.
-- Parallel runs (pytest-xdist, `-n 2 --dist loadgroup` in tests/run): every Java
-  interop test runs on one worker, so the run starts one SparkSession; the other
-  tests go to the workers module by module, so module fixtures are built once.
+- tests/run runs the tests without Java on two pytest-xdist workers, then the Java
+  interop tests in one process (one SparkSession).
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -24,19 +22,6 @@ from postgres_server import postgres_uri  # noqa: F401
 
 settings.register_profile("frazil", deadline=None)
 settings.load_profile("frazil")
-
-_INTEROP = Path(__file__).resolve().parent / "interop"
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Work units for `--dist loadgroup`; without xdist the marks are inert. First: xdist's
-    # own hook turns the marks into work units, and this conftest loads before xdist's
-    # worker plugin, so it would otherwise run after it.
-    for item in items:
-        path = Path(str(item.path)).resolve()
-        group = "interop" if _INTEROP in path.parents else item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -6,8 +6,8 @@
   on purpose while developing.
 - Tests assert behaviour, never speed: hypothesis's per-example deadline is off
   (speed is measured in benches/), so a loaded machine cannot fail a test.
-- tests/run runs the tests without Java on two pytest-xdist workers, then the Java
-  interop tests in one process (one SparkSession).
+- tests/run runs the Java interop tests in one process (one SparkSession) and the
+  tests without Java in another, alongside.
 """
 
 from __future__ import annotations

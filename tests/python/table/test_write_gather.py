@@ -93,7 +93,7 @@ def test_gather_equals_pyarrow_take(case: tuple[pa.Table, list[int]], index_type
     want = table.take(index_array)
     assert got.schema == table.schema
     assert got.num_rows == len(indices)
-    assert got.combine_chunks().equals(want.combine_chunks())
+    assert got.combine_chunks().equals(want.combine_chunks()) or _nan_equal(got, want)
     assert got.to_pylist() == want.to_pylist() or _nan_equal(got, want)
 
 

@@ -351,6 +351,11 @@ class Java(Contender):
         slf4j = sorted((Path(pyspark.__file__).parent / "jars").glob("slf4j-api-*.jar"))
         if not slf4j:
             raise RuntimeError("pyspark's slf4j-api jar not found")
+        if not SQLITE_JDBC.exists():
+            raise RuntimeError(
+                f"{SQLITE_JDBC} not found: Java's JdbcCatalog needs Debian's "
+                "libxerial-sqlite-jdbc-java (tests/run installs it)"
+            )
         classes = BENCH_DIR / ".work" / "commit-java-classes"
         classes.mkdir(parents=True, exist_ok=True)
         classpath = os.pathsep.join([str(jar), str(slf4j[0]), str(SQLITE_JDBC)])

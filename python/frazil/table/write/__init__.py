@@ -162,7 +162,8 @@ def _write(
     # not per batch. A stream's chunks stay below a row group, so files of a stream are
     # written (and yielded) as it arrives.
     chunk_bytes = budget if in_memory else min(settings.config.row_group_size, budget // 2)
-    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="frazil-write")
+    lanes = os.cpu_count() or 1
+    pool = ThreadPoolExecutor(max_workers=lanes, thread_name_prefix="frazil-write")
     try:
         presorted = False
         batches: Iterator[pa.RecordBatch] = iter(reader)
@@ -181,11 +182,14 @@ def _write(
             # (without the GIL); each partition a slice of it.
             parts, chunk = partitioner.split(chunk)
             for partition, (start, length) in parts:
-                writer = writers.get(partition.key)
-                if writer is None:
-                    writer = writers[partition.key] = PartitionWriter(settings, partition, namer)
-                writer.write(chunk.slice(start, length))
-            _in_parallel(pool, _over_budget(writers, budget), PartitionWriter.flush)
+                rows = chunk.slice(start, length)
+                for lane, piece in _lanes(rows, len(parts), lanes, settings):
+                    writer = writers.get((partition.key, lane))
+                    if writer is None:
+                        writer = PartitionWriter(settings, partition, namer)
+                        writers[(partition.key, lane)] = writer
+                    writer.write(piece)
+            _in_parallel(pool, _to_flush(writers, budget), PartitionWriter.flush)
             for writer in writers.values():
                 yield from _drain(writer)
         _in_parallel(pool, list(writers.values()), PartitionWriter.close)
@@ -223,11 +227,30 @@ def _drain(writer: PartitionWriter) -> Iterator[DataFile]:
         yield writer.done.pop(0)
 
 
-def _over_budget(writers: Mapping[Any, PartitionWriter], budget: int) -> list[PartitionWriter]:
-    """The largest buffers, written out until the rest fit the budget."""
-    total = sum(w.buffered_bytes for w in writers.values())
-    chosen: list[PartitionWriter] = []
-    for writer in sorted(writers.values(), key=lambda w: w.buffered_bytes, reverse=True):
+def _lanes(
+    rows: pa.Table, partitions: int, lanes: int, settings: FileSettings
+) -> list[tuple[int, pa.Table]]:
+    """``rows`` of one partition split among writers ("lanes") of that partition. pyarrow
+    encodes one Parquet file on one thread, so a chunk with fewer partitions than cores
+    (an unpartitioned table above all) would write on one core: its large slices go to
+    several files, written at once, each a contiguous (so still sorted) run of at least one
+    row group. Many partitions, or small slices, keep one file per partition (a stream's
+    chunks are smaller than a row group, so a stream keeps one file at a time too)."""
+    share = lanes // max(partitions, 1)
+    count = min(share, rows.nbytes // settings.config.row_group_size)
+    if count < 2:
+        return [(0, rows)]
+    step = -(-rows.num_rows // count)
+    return [(i, rows.slice(i * step, step)) for i in range(count) if i * step < rows.num_rows]
+
+
+def _to_flush(writers: Mapping[Any, PartitionWriter], budget: int) -> list[PartitionWriter]:
+    """The writers with a row group's worth (or a full file) buffered, then the largest other
+    buffers until the rest fit the budget."""
+    chosen = [w for w in writers.values() if w.ready()]
+    rest = [w for w in writers.values() if not w.ready()]
+    total = sum(w.buffered_bytes for w in rest)
+    for writer in sorted(rest, key=lambda w: w.buffered_bytes, reverse=True):
         if total <= budget:
             break
         chosen.append(writer)

@@ -207,4 +207,4 @@ def sort_batch(batch: pa.Table, schema: Schema, order: SortOrder) -> pa.Table:
         sort_keys += [(f"n{i}", "ascending"), (f"v{i}", direction)]
     names = [name for i in range(len(order.fields)) for name in (f"n{i}", f"v{i}")]
     indices = pc.sort_indices(pa.table(columns, names), sort_keys=sort_keys)
-    return batch.take(indices)
+    return gather_rows(batch, indices)

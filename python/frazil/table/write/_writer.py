@@ -2,8 +2,9 @@
 
 pyarrow starts a row group at every write call, so batches are buffered per file until they
 reach ``write.parquet.row-group-size-bytes`` of Arrow memory (or the writer is flushed to bound
-the memory of many open partitions) and written as one group. Files are named as Java's
-``OutputFileFactory`` names them: ``<partitionId>-<taskId>-<operationId>-<count>.parquet``."""
+the memory of many open partitions) and written as groups of about that size. Files are named
+as Java's ``OutputFileFactory`` names them:
+``<partitionId>-<taskId>-<operationId>-<count>.parquet``."""
 
 from __future__ import annotations
 
@@ -210,7 +211,6 @@ class _OpenFile:
         self.writer.add_key_value_metadata({"iceberg.schema": settings.iceberg_schema_json()})
         self.bounds = BoundsCollector(settings.bounds_targets)
         self.rows = 0
-        self.chunks = 0
 
     def written_bytes(self) -> int:
         return int(self.sink.tell())
@@ -231,24 +231,40 @@ class PartitionWriter:
         self.locations: list[str] = []  # every file opened, for clean-up after a failure
 
     def write(self, rows: pa.Table) -> None:
+        """Buffers ``rows``; the caller flushes the writers that are :meth:`ready` (several
+        at once, on its thread pool)."""
         if rows.num_rows == 0:
             return
         self.buffer.append(rows)
         self.buffered_bytes += rows.nbytes
+
+    def ready(self) -> bool:
+        """A row group's worth is buffered, or the open file would reach the target size."""
+        if not self.buffer:
+            return False
         if self.buffered_bytes >= self.settings.config.row_group_size:
-            self.flush()
-        elif self.file is not None and self._estimate() >= self.settings.config.target_file_size:
-            self.flush()
+            return True
+        return self.file is not None and self._estimate() >= self.settings.config.target_file_size
 
     def _estimate(self) -> int:
         assert self.file is not None
         return self.file.written_bytes() + int(self.buffered_bytes * self.compression_ratio)
 
     def flush(self) -> None:
-        """Writes the buffered rows as one row group; rolls the file past the target size."""
+        """Writes the buffered rows as row groups of about ``write.parquet.row-group-size-bytes``
+        of Arrow memory each (a large in-memory table is not one huge group), rolling the
+        file whenever it reaches the target size."""
         if not self.buffer:
             return
         table = pa.concat_tables(self.buffer) if len(self.buffer) > 1 else self.buffer[0]
+        self.buffer = []
+        self.buffered_bytes = 0
+        groups = max(1, -(-table.nbytes // self.settings.config.row_group_size))
+        group_rows = max(1, -(-table.num_rows // groups))
+        for start in range(0, table.num_rows, group_rows):
+            self._write_group(table.slice(start, group_rows))
+
+    def _write_group(self, table: pa.Table) -> None:
         if self.file is None:
             location = self.namer.next(self.partition.path)
             self.locations.append(location)
@@ -269,12 +285,9 @@ class PartitionWriter:
                 aside.join()
         self.file.bounds.check()
         self.file.rows += table.num_rows
-        self.file.chunks += len(self.buffer)
         written = self.file.written_bytes() - before
-        if self.buffered_bytes and written > 0:
-            self.compression_ratio = written / self.buffered_bytes
-        self.buffer = []
-        self.buffered_bytes = 0
+        if table.nbytes and written > 0:
+            self.compression_ratio = written / table.nbytes
         if self.file.written_bytes() >= self.settings.config.target_file_size:
             self.close_file()
 

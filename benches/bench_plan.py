@@ -409,7 +409,7 @@ def time_rounds(
 IMPORT_CHILD = """
 import json, sys, time
 start = time.perf_counter()
-__import__(sys.argv[1])
+exec(sys.argv[1])
 print(json.dumps({"seconds": time.perf_counter() - start}))
 """
 
@@ -491,12 +491,13 @@ def fresh_figures(table: PlanTable, all_cases: list[Case], wanted: set[str], run
     first, full = by_name["one_day"], by_name["full_positional"]
     fresh = Fresh(first_case=first.label, full_case=full.label, runs=runs)
     python = [c for c in ("frazil", "pyiceberg") if c in wanted]
-    modules = ["pyarrow"] + (["frazil"] if "frazil" in wanted else [])
+    modules = ["pyarrow"] + (["frazil", plan_report.TABLE_IMPORT] if "frazil" in wanted else [])
     _compile_frazil()
     print(f"fresh processes: {runs} runs of each figure ...", flush=True)
     for _ in range(runs):  # interleaved, like the rounds
         for module in modules:
-            reply, _rss = run_child(IMPORT_CHILD, module)
+            statement = module if module.startswith("from ") else f"import {module}"
+            reply, _rss = run_child(IMPORT_CHILD, statement)
             old = fresh.imports.get(module, float("inf"))
             fresh.imports[module] = min(old, reply["seconds"])
         for name in list(python):

@@ -36,7 +36,7 @@ from frazil.types import (
 
 __all__ = ["check_default"]
 
-_INT_RANGE = {IntegerType: 31, LongType: 63}
+_INT_RANGE: dict[type[PrimitiveType], int] = {IntegerType: 31, LongType: 63}
 _DATE = re.compile(r"-?\d{4,}-\d{2}-\d{2}")
 _TIME = re.compile(r"\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?")
 _ZONE = r"([+-]\d{2}:\d{2}|Z)"

@@ -14,6 +14,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+# Scans take expressions (or their text form, parsed by frazil.expressions): imported with
+# the table rather than at the first scan, so that a process's first plan costs about what
+# the later ones do (benches/bench_plan.py, "Fresh processes").
+import frazil.expressions  # noqa: F401
 from frazil import _native
 from frazil.errors import NotFoundError, ValidationError
 from frazil.io import FileIO

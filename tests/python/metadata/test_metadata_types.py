@@ -214,3 +214,28 @@ def test_types_are_values() -> None:
     assert DecimalType(9, 2) != DecimalType(9, 3)
     assert IntegerType() != LongType()
     assert {IntegerType(), IntegerType(), LongType()} == {IntegerType(), LongType()}
+
+
+PARAMETERLESS = (
+    BooleanType, IntegerType, LongType, FloatType, DoubleType, DateType, TimeType,
+    TimestampType, TimestamptzType, TimestampNanoType, TimestamptzNanoType, StringType,
+    UUIDType, BinaryType, UnknownType,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", PARAMETERLESS)
+def test_parameterless_types_are_immutable_values(kind: type) -> None:
+    import copy
+    import dataclasses
+    import pickle
+
+    value = kind()
+    assert value == kind() and hash(value) == hash(kind())
+    assert all(value != other() for other in PARAMETERLESS if other is not kind)
+    assert dataclasses.is_dataclass(value) and dataclasses.replace(value) == value
+    assert pickle.loads(pickle.dumps(value)) == value == copy.deepcopy(value)
+    assert repr(value) == f"{kind.__name__}()"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.extra = 1  # type: ignore[attr-defined]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del value.type_name

@@ -395,6 +395,7 @@ def read_task(
     schemas: Sequence[Schema] = (),
     metadata_columns: Sequence[str] = (),
     filter_schema: Schema | None = None,
+    whole_row_groups: bool = False,
 ) -> Iterator[pa.RecordBatch]:
     """The rows of one :class:`~frazil.table.scan.FileScanTask` as record batches of
     ``projected_schema`` (default ``table_schema``, the schema the scan was planned with),
@@ -410,7 +411,11 @@ def read_task(
     ``table_schema``. ``filter_schema`` (default ``table_schema``) is the schema the scan's
     filter was bound to, whose names the task's residual uses: the table's current schema,
     also when reading an older snapshot (Java binds scan filters to the current schema), so a
-    column renamed or added since is matched by field id in the older rows."""
+    column renamed or added since is matched by field id in the older rows.
+
+    ``whole_row_groups``: decode each run of Parquet row groups (at most
+    ``MAX_BYTES_PER_READ`` compressed) in one call, for callers that keep every batch anyway
+    (``to_arrow``): less CPU, but the run's decoded columns are held at once."""
     projected = table_schema if projected_schema is None else projected_schema
     filter_schema = table_schema if filter_schema is None else filter_schema
     metadata_columns = tuple(metadata_columns)
@@ -468,6 +473,7 @@ def read_task(
                     row_groups=run,
                     columns=list(projection.columns),
                     use_threads=use_threads,
+                    whole=whole_row_groups,
                 )
                 for batch in batches:
                     start, position = position, position + batch.num_rows
@@ -578,7 +584,7 @@ def scan_schema(scan: DataScan) -> pa.Schema:
 
 
 def _reader(
-    scan: DataScan, projected: Schema, metadata: tuple[str, ...]
+    scan: DataScan, projected: Schema, metadata: tuple[str, ...], whole_row_groups: bool
 ) -> Callable[[Any], Iterator[pa.RecordBatch]]:
     """Reads one task of ``scan``; the table's specs, name mapping and schemas are looked up
     once per scan, not per file."""
@@ -593,6 +599,7 @@ def _reader(
         "metadata_columns": metadata,
         # The schema RawScan bound the filter to (DataScan._build_raw).
         "filter_schema": table.schema(),
+        "whole_row_groups": whole_row_groups,
     }
     return lambda task: read_task(task, schema, projected, **options)
 
@@ -611,13 +618,16 @@ def _batches(
     limit = scan.limit
     if limit == 0:
         return
-    read = _reader(scan, projected, metadata)
+    # Without a budget the caller keeps every batch (to_arrow): row groups are decoded a run
+    # at a time, and batch sizes are not needed.
+    read = _reader(scan, projected, metadata, whole_row_groups=budget is None)
     planned = scan.plan_files() if tasks is None else tasks
     sources = (functools.partial(read, task) for task in planned)
     produced = 0
-    stream = ordered_parallel(
-        sources, _files_in_flight(scan), BATCHES_AHEAD, budget, lambda batch: batch.nbytes
+    size_of: Callable[[pa.RecordBatch], int] = (
+        (lambda _: 1) if budget is None else (lambda batch: batch.nbytes)
     )
+    stream = ordered_parallel(sources, _files_in_flight(scan), BATCHES_AHEAD, budget, size_of)
     for batch in stream:
         if limit is not None and produced + batch.num_rows >= limit:
             yield batch.slice(0, limit - produced)

@@ -4,13 +4,14 @@
 //! read from the Arrow columns when asked for, so that planning 200,000
 //! files creates 200,000 small objects and nothing else).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use arrow_array::Array;
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use rustc_hash::FxHashMap;
 
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
@@ -166,12 +167,38 @@ struct IterState {
 struct DeleteObjects {
     // Keyed by the file's manifest and row; the DataFile holds its FileRef,
     // so the manifest stays alive (and its address unique) while listed.
-    by_file: Mutex<HashMap<(usize, u32), Py<DataFile>>>,
+    by_file: Mutex<FxHashMap<(usize, u32), Py<DataFile>>>,
+}
+
+fn delete_key(file: &FileRef) -> (usize, u32) {
+    (Arc::as_ptr(&file.manifest) as usize, file.row)
 }
 
 impl DeleteObjects {
+    /// The objects of `files`, in order. A task's delete files were usually
+    /// made for an earlier task: they are found under one lock (a plan with
+    /// equality deletes lists 350k references), the others made one by one.
+    fn get_all(
+        &self,
+        py: Python<'_>,
+        files: &[FileRef],
+        info: &Arc<ScanInfo>,
+    ) -> PyResult<Vec<Py<DataFile>>> {
+        {
+            let map = self.by_file.lock().unwrap_or_else(|p| p.into_inner());
+            let found: Option<Vec<_>> = files
+                .iter()
+                .map(|f| map.get(&delete_key(f)).map(|o| o.clone_ref(py)))
+                .collect();
+            if let Some(found) = found {
+                return Ok(found);
+            }
+        }
+        files.iter().map(|f| self.get(py, f, info)).collect()
+    }
+
     fn get(&self, py: Python<'_>, file: &FileRef, info: &Arc<ScanInfo>) -> PyResult<Py<DataFile>> {
-        let key = (Arc::as_ptr(&file.manifest) as usize, file.row);
+        let key = delete_key(file);
         let lock = || self.by_file.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(object) = lock().get(&key) {
             return Ok(object.clone_ref(py));
@@ -329,11 +356,7 @@ impl FileScanTask {
     /// The delete files that apply to the data file.
     #[getter]
     fn delete_files(&self, py: Python<'_>) -> PyResult<Vec<Py<DataFile>>> {
-        self.planned
-            .deletes
-            .iter()
-            .map(|d| self.deletes.get(py, d, &self.info))
-            .collect()
+        self.deletes.get_all(py, &self.planned.deletes, &self.info)
     }
 
     #[getter]

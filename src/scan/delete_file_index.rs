@@ -208,6 +208,19 @@ impl DeleteFileIndex {
         ids
     }
 
+    /// Whether the overlap test reads the data files' value and null counts:
+    /// only for an optional equality column (a required one holds no null,
+    /// so only the bounds matter; Java's `canContainEqDeletesForFile`).
+    pub fn equality_tests_read_counts(&self) -> bool {
+        self.eq_by_partition
+            .values()
+            .flat_map(|groups| groups.values())
+            .chain(std::iter::once(&self.global))
+            .flat_map(|sorted| sorted.files.iter())
+            .flat_map(|delete| delete.fields.iter())
+            .any(|f| !f.required && f.ty.is_some())
+    }
+
     pub fn has_position_deletes(&self) -> bool {
         !self.pos_by_partition.is_empty()
             || !self.pos_by_path.is_empty()

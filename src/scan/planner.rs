@@ -235,6 +235,27 @@ const STATS_COLUMNS: [&str; 5] = [
     "data_file.upper_bounds",
 ];
 
+const BOUND_COLUMNS: [&str; 2] = ["data_file.lower_bounds", "data_file.upper_bounds"];
+
+const BOUND_AND_COUNT_COLUMNS: [&str; 4] = [
+    "data_file.value_counts",
+    "data_file.null_value_counts",
+    "data_file.lower_bounds",
+    "data_file.upper_bounds",
+];
+
+/// Which of a data file's metrics a plan decodes (the others are skipped).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Stats {
+    None,
+    /// Bounds only: the equality deletes' overlap test on required columns.
+    Bounds,
+    /// Bounds, value and null counts: the overlap test on optional columns.
+    BoundsAndCounts,
+    /// Every metric: a filter's evaluators, or the caller asked for them.
+    All,
+}
+
 /// The columns a manifest is decoded with, and the field ids whose metrics
 /// are kept (all when None).
 pub(crate) struct Columns {
@@ -242,15 +263,19 @@ pub(crate) struct Columns {
     metric_keys: Option<Vec<i32>>,
 }
 
-fn columns(stats: bool, sizes: bool) -> Vec<String> {
+fn columns(stats: Stats, sizes: bool) -> Vec<String> {
     let mut out: Vec<String> = BASE_COLUMNS
         .iter()
         .chain(DV_COLUMNS.iter())
         .map(|s| (*s).to_owned())
         .collect();
-    if stats {
-        out.extend(STATS_COLUMNS.iter().map(|s| (*s).to_owned()));
-    }
+    let stats_columns: &[&str] = match stats {
+        Stats::None => &[],
+        Stats::Bounds => &BOUND_COLUMNS,
+        Stats::BoundsAndCounts => &BOUND_AND_COUNT_COLUMNS,
+        Stats::All => &STATS_COLUMNS,
+    };
+    out.extend(stats_columns.iter().map(|s| (*s).to_owned()));
     if sizes {
         out.push("data_file.column_sizes".to_owned());
     }
@@ -412,7 +437,7 @@ impl ScanContext {
         // ids are not known before they are read), column sizes included:
         // Java keeps every metric of a delete file.
         let columns = Columns {
-            names: columns(true, true),
+            names: columns(Stats::All, true),
             metric_keys: None,
         };
         let per_manifest = self.parallel(manifests, |m| {
@@ -518,9 +543,16 @@ pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream
         return Ok(PlanStream { receiver });
     }
     let deletes = Arc::new(context.delete_index(&delete_manifests)?);
-    let needs_stats = context.options.include_column_stats
-        || !context.metrics.referenced_ids().is_empty()
-        || deletes.has_equality_deletes();
+    let stats =
+        if context.options.include_column_stats || !context.metrics.referenced_ids().is_empty() {
+            Stats::All
+        } else if !deletes.has_equality_deletes() {
+            Stats::None
+        } else if deletes.equality_tests_read_counts() {
+            Stats::BoundsAndCounts
+        } else {
+            Stats::Bounds
+        };
     // Only the metrics the filter and the equality deletes' overlap test
     // read are decoded, unless the caller asked for every column's.
     let metric_keys = (!context.options.include_column_stats).then(|| {
@@ -531,7 +563,7 @@ pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream
         ids
     });
     let columns = Columns {
-        names: columns(needs_stats, context.options.include_column_stats),
+        names: columns(stats, context.options.include_column_stats),
         metric_keys,
     };
     std::thread::Builder::new()

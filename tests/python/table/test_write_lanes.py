@@ -33,6 +33,15 @@ def _schema() -> Any:
     return schema_of(col(1, "n", "long"), col(2, "s", "string"))
 
 
+def _metadata(tmp_path: Path, **properties: str) -> Any:
+    """A table of ``_schema()`` with row groups of ``ROW_GROUP`` bytes and ``properties``."""
+    return table_metadata(
+        tmp_path,
+        _schema(),
+        properties={"write.parquet.row-group-size-bytes": str(ROW_GROUP), **properties},
+    )
+
+
 def _cores(monkeypatch: pytest.MonkeyPatch, count: int) -> None:
     monkeypatch.setattr(write_module.os, "cpu_count", lambda: count)
 
@@ -42,9 +51,7 @@ def test_a_large_call_is_written_as_row_groups_of_the_configured_size(
 ) -> None:
     _cores(monkeypatch, 1)
     data = _data(40_000)
-    md = table_metadata(
-        tmp_path, _schema(), properties={"write.parquet.row-group-size-bytes": str(ROW_GROUP)}
-    )
+    md = _metadata(tmp_path)
     (f,) = write_data_files(md, FileIO(), data)
     meta = pq.ParquetFile(f.file_path or "").metadata
     expected_groups = -(-data.nbytes // ROW_GROUP)
@@ -58,11 +65,9 @@ def test_one_call_rolls_files_at_the_target_size(
 ) -> None:
     _cores(monkeypatch, 1)
     data = _data(40_000)
-    md = table_metadata(
+    md = _metadata(
         tmp_path,
-        _schema(),
-        properties={
-            "write.parquet.row-group-size-bytes": str(ROW_GROUP),
+        **{
             "write.target-file-size-bytes": "100000",
             "write.parquet.compression-codec": "uncompressed",
         },
@@ -82,9 +87,7 @@ def test_an_unpartitioned_table_is_split_among_the_cores(
 ) -> None:
     _cores(monkeypatch, cores)
     data = _data(40_000)
-    md = table_metadata(
-        tmp_path, _schema(), properties={"write.parquet.row-group-size-bytes": str(ROW_GROUP)}
-    )
+    md = _metadata(tmp_path)
     files = list(write_data_files(md, FileIO(), data))
     # One lane per core, each at least a row group's worth.
     assert len(files) == min(cores, data.nbytes // ROW_GROUP)
@@ -100,9 +103,7 @@ def test_small_tables_and_many_partitions_keep_one_file_per_partition(
 ) -> None:
     _cores(monkeypatch, 8)
     small = _data(1_000)
-    md = table_metadata(
-        tmp_path, _schema(), properties={"write.parquet.row-group-size-bytes": str(ROW_GROUP)}
-    )
+    md = _metadata(tmp_path)
     assert small.nbytes < 2 * ROW_GROUP
     assert len(list(write_data_files(md, FileIO(), small))) == 1
     data = _data(40_000)

@@ -54,10 +54,15 @@ def test_a_large_call_is_written_as_row_groups_of_the_configured_size(
     md = _metadata(tmp_path)
     (f,) = write_data_files(md, FileIO(), data)
     meta = pq.ParquetFile(f.file_path or "").metadata
-    expected_groups = -(-data.nbytes // ROW_GROUP)
+    # Groups of at least the configured size and under twice it.
+    expected_groups = data.nbytes // ROW_GROUP
     assert meta.num_row_groups == expected_groups > 4
     assert f.split_offsets is not None and len(f.split_offsets) == meta.num_row_groups
     assert read_back(f.file_path).equals(data)
+    # A call just past the size (as a stream's chunks are) stays one group.
+    rows = next(n for n in range(1_000, 40_000, 250) if _data(n).nbytes > ROW_GROUP * 1.2)
+    (g,) = write_data_files(_metadata(tmp_path / "small"), FileIO(), _data(rows))
+    assert pq.ParquetFile(g.file_path or "").metadata.num_row_groups == 1
 
 
 def test_one_call_rolls_files_at_the_target_size(

@@ -251,15 +251,15 @@ class PartitionWriter:
         return self.file.written_bytes() + int(self.buffered_bytes * self.compression_ratio)
 
     def flush(self) -> None:
-        """Writes the buffered rows as row groups of about ``write.parquet.row-group-size-bytes``
-        of Arrow memory each (a large in-memory table is not one huge group), rolling the
-        file whenever it reaches the target size."""
+        """Writes the buffered rows as row groups of at least (and under twice)
+        ``write.parquet.row-group-size-bytes`` of Arrow memory each (a large in-memory table is
+        not one huge group), rolling the file whenever it reaches the target size."""
         if not self.buffer:
             return
         table = pa.concat_tables(self.buffer) if len(self.buffer) > 1 else self.buffer[0]
         self.buffer = []
         self.buffered_bytes = 0
-        groups = max(1, -(-table.nbytes // self.settings.config.row_group_size))
+        groups = max(1, table.nbytes // self.settings.config.row_group_size)
         group_rows = max(1, -(-table.num_rows // groups))
         for start in range(0, table.num_rows, group_rows):
             self._write_group(table.slice(start, group_rows))

@@ -2,7 +2,7 @@
 
 pyarrow starts a row group at every write call, so batches are buffered per file until they
 reach ``write.parquet.row-group-size-bytes`` of Arrow memory (or the writer is flushed to bound
-the memory of many open partitions) and written as groups of about that size. Files are named
+the memory of many open partitions) and written as groups of at least that size. Files are named
 as Java's ``OutputFileFactory`` names them:
 ``<partitionId>-<taskId>-<operationId>-<count>.parquet``."""
 

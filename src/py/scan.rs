@@ -11,13 +11,13 @@ use arrow_array::Array;
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use rustc_hash::FxHashMap;
 
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
 use super::scan_table::RawTable;
 use crate::expr::json as expr_json;
 use crate::expr::Bound as BoundExpr;
+use crate::scan::delete_file_index::DeleteId;
 use crate::scan::files::MetricMap;
 use crate::scan::split::{
     merge_adjacent, split, weight as split_weight, Packer, SplitOptions, SplitTask,
@@ -131,8 +131,8 @@ impl RawScan {
         let context = self.context.clone();
         let batch = py.detach(|| {
             run(|| {
-                let files = crate::scan::plan_all(context, &manifest_list)?;
-                crate::scan::arrow_plan::plan_batch(&files)
+                let plan = crate::scan::plan_all(context, &manifest_list)?;
+                crate::scan::arrow_plan::plan_batch(&plan.files, &plan.delete_files)
             })
         })?;
         Ok(super::arrow::batch_table(py, batch)?.unbind())
@@ -143,8 +143,10 @@ impl RawScan {
         let context = self.context.clone();
         let stream = py.detach(|| run(|| crate::scan::plan(context, &manifest_list)))?;
         Ok(PlanIter {
-            info: self.info.clone(),
-            deletes: Arc::default(),
+            shared: Arc::new(PlanShared::new(
+                self.info.clone(),
+                stream.delete_files().clone(),
+            )),
             state: Mutex::new(IterState {
                 stream: Some(stream),
                 buffer: VecDeque::new(),
@@ -158,66 +160,58 @@ struct IterState {
     buffer: VecDeque<PlannedFile>,
 }
 
-/// The Python objects of one plan's delete files, made on first use and
-/// shared by every task a file applies to: a partition-scoped or global
-/// delete file applies to thousands of data files, and one object each is
-/// less work and memory than one per reference (`a.delete_files[0] is
-/// b.delete_files[0]` for a shared file).
-#[derive(Default)]
-struct DeleteObjects {
-    // Keyed by the file's manifest and row; the DataFile holds its FileRef,
-    // so the manifest stays alive (and its address unique) while listed.
-    by_file: Mutex<FxHashMap<(usize, u32), Py<DataFile>>>,
+/// What every task of one plan shares: the scan's info, the plan's table of
+/// delete files (which a task's `deletes` point into), and their Python
+/// objects, made on first use and shared by every task a file applies to: a
+/// partition-scoped or global delete file applies to thousands of data
+/// files, and one object each is less work and memory than one per
+/// reference (`a.delete_files[0] is b.delete_files[0]` for a shared file).
+struct PlanShared {
+    info: Arc<ScanInfo>,
+    delete_files: Arc<[FileRef]>,
+    delete_objects: Box<[OnceLock<Py<DataFile>>]>,
 }
 
-fn delete_key(file: &FileRef) -> (usize, u32) {
-    (Arc::as_ptr(&file.manifest) as usize, file.row)
-}
-
-impl DeleteObjects {
-    /// The objects of `files`, in order. A task's delete files were usually
-    /// made for an earlier task: they are found under one lock (a plan with
-    /// equality deletes lists 350k references), the others made one by one.
-    fn get_all(
-        &self,
-        py: Python<'_>,
-        files: &[FileRef],
-        info: &Arc<ScanInfo>,
-    ) -> PyResult<Vec<Py<DataFile>>> {
-        {
-            let map = self.by_file.lock().unwrap_or_else(|p| p.into_inner());
-            let found: Option<Vec<_>> = files
-                .iter()
-                .map(|f| map.get(&delete_key(f)).map(|o| o.clone_ref(py)))
-                .collect();
-            if let Some(found) = found {
-                return Ok(found);
-            }
+impl PlanShared {
+    fn new(info: Arc<ScanInfo>, delete_files: Arc<[FileRef]>) -> Self {
+        PlanShared {
+            delete_objects: delete_files.iter().map(|_| OnceLock::new()).collect(),
+            info,
+            delete_files,
         }
-        files.iter().map(|f| self.get(py, f, info)).collect()
     }
 
-    fn get(&self, py: Python<'_>, file: &FileRef, info: &Arc<ScanInfo>) -> PyResult<Py<DataFile>> {
-        let key = delete_key(file);
-        let lock = || self.by_file.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(object) = lock().get(&key) {
+    /// The objects of the delete files `ids`, in order.
+    fn delete_objects(&self, py: Python<'_>, ids: &[DeleteId]) -> PyResult<Vec<Py<DataFile>>> {
+        ids.iter().map(|&id| self.delete_object(py, id)).collect()
+    }
+
+    fn delete_object(&self, py: Python<'_>, id: DeleteId) -> PyResult<Py<DataFile>> {
+        let (Some(cell), Some(file)) = (
+            self.delete_objects.get(id as usize),
+            self.delete_files.get(id as usize),
+        ) else {
+            return Err(super::errors::to_py(crate::Error::Internal(format!(
+                "delete file {id} is not in the plan's {} delete files",
+                self.delete_files.len()
+            ))));
+        };
+        if let Some(object) = cell.get() {
             return Ok(object.clone_ref(py));
         }
-        // Made without the lock held: allocating may run the garbage
-        // collector, and so other Python code.
-        let object = Py::new(py, data_file(file, info))?;
-        Ok(lock()
-            .entry(key)
-            .or_insert_with(|| object.clone_ref(py))
-            .clone_ref(py))
+        // Made before the cell is filled, not inside its initializer:
+        // allocating may run the garbage collector, and so other Python code
+        // (which may ask for the same file). A thread that lost the race
+        // drops its object and shares the winner's.
+        let object = Py::new(py, data_file(file, &self.info))?;
+        Ok(cell.get_or_init(|| object).clone_ref(py))
     }
 }
 
 /// An iterator of FileScanTask, fed by the planner thread.
 #[pyclass(module = "frazil._native")]
 pub struct PlanIter {
-    info: Arc<ScanInfo>,
-    deletes: Arc<DeleteObjects>,
+    shared: Arc<PlanShared>,
     state: Mutex<IterState>,
 }
 
@@ -235,8 +229,7 @@ impl PlanIter {
                     planned,
                     start: 0,
                     length,
-                    info: self.info.clone(),
-                    deletes: self.deletes.clone(),
+                    shared: self.shared.clone(),
                 })
             }
             None => Err(PyStopIteration::new_err(())),
@@ -293,15 +286,13 @@ impl TaskGroupIter {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(group) = state.ready.pop_front() {
-                let info = self.files.info.clone();
                 return Ok(group
                     .into_iter()
                     .map(|t| FileScanTask {
                         planned: t.file,
                         start: t.start,
                         length: t.length,
-                        info: info.clone(),
-                        deletes: self.files.deletes.clone(),
+                        shared: self.files.shared.clone(),
                     })
                     .collect());
             }
@@ -311,7 +302,11 @@ impl TaskGroupIter {
             match self.files.next_planned(py)? {
                 Some(planned) => {
                     for piece in split(&planned, self.options.target_size) {
-                        let weight = split_weight(&piece, self.options.open_file_cost);
+                        let weight = split_weight(
+                            &piece,
+                            &self.files.shared.delete_files,
+                            self.options.open_file_cost,
+                        );
                         if let Some(group) = state.packer.push(piece, weight) {
                             state.ready.push_back(merge_adjacent(group));
                         }
@@ -334,8 +329,7 @@ pub struct FileScanTask {
     planned: PlannedFile,
     start: i64,
     length: i64,
-    info: Arc<ScanInfo>,
-    deletes: Arc<DeleteObjects>,
+    shared: Arc<PlanShared>,
 }
 
 fn data_file(file: &FileRef, info: &Arc<ScanInfo>) -> DataFile {
@@ -350,13 +344,13 @@ impl FileScanTask {
     /// The data file.
     #[getter]
     fn file(&self) -> DataFile {
-        data_file(&self.planned.file, &self.info)
+        data_file(&self.planned.file, &self.shared.info)
     }
 
     /// The delete files that apply to the data file.
     #[getter]
     fn delete_files(&self, py: Python<'_>) -> PyResult<Vec<Py<DataFile>>> {
-        self.deletes.get_all(py, &self.planned.deletes, &self.info)
+        self.shared.delete_objects(py, &self.planned.deletes)
     }
 
     #[getter]
@@ -387,35 +381,40 @@ impl FileScanTask {
         let text = residual_json(&self.planned.residual);
         py.import("frazil.expressions")?
             .getattr("from_json")?
-            .call1((text, self.info.py_schema.bind(py)))
+            .call1((text, self.shared.info.py_schema.bind(py)))
     }
 
     /// The scan's schema as Appendix C JSON text.
     #[getter]
     fn schema_json(&self) -> &str {
-        &self.info.schema_json
+        &self.shared.info.schema_json
     }
 
     /// The task as Appendix C JSON text (Java's `FileScanTaskParser`).
     fn to_json(&self) -> PyResult<String> {
+        let info = &self.shared.info;
         run(|| {
-            let schema = match self.info.schema_value.get() {
+            let schema = match info.schema_value.get() {
                 Some(schema) => schema,
                 None => {
-                    let parsed = serde_json::from_str(&self.info.schema_json).map_err(|e| {
+                    let parsed = serde_json::from_str(&info.schema_json).map_err(|e| {
                         crate::Error::InvalidValue(format!("scan schema is not JSON: {e}"))
                     })?;
-                    self.info.schema_value.get_or_init(|| parsed)
+                    info.schema_value.get_or_init(|| parsed)
                 }
             };
+            let deletes: Vec<&FileRef> = self
+                .planned
+                .delete_files(&self.shared.delete_files)
+                .collect();
             crate::scan::task_json::task_json(
                 schema,
                 &self.planned.file,
-                &self.planned.deletes,
+                &deletes,
                 &self.planned.residual,
                 self.start,
                 self.length,
-                self.info.include_stats,
+                info.include_stats,
             )
             .map(|v| v.to_string())
         })
@@ -720,17 +719,17 @@ fn file_scan_task_from_json(py: Python<'_>, text: &str) -> PyResult<FileScanTask
         .getattr("Schema")?
         .call_method1("from_json", (pythonize_json(py, &parsed.schema_json)?,))?
         .unbind();
+    let info = Arc::new(ScanInfo {
+        include_stats: true,
+        schema_json: parsed.schema_json.to_string(),
+        schema_value: OnceLock::from(parsed.schema_json),
+        py_schema,
+    });
     Ok(FileScanTask {
         planned: parsed.planned,
         start: parsed.start,
         length: parsed.length,
-        info: Arc::new(ScanInfo {
-            include_stats: true,
-            schema_json: parsed.schema_json.to_string(),
-            schema_value: OnceLock::from(parsed.schema_json),
-            py_schema,
-        }),
-        deletes: Arc::default(),
+        shared: Arc::new(PlanShared::new(info, parsed.delete_files)),
     })
 }
 

@@ -81,8 +81,9 @@ fn append_delete(builder: &mut StructBuilder, file: &FileRef) -> Result<()> {
     Ok(())
 }
 
-/// The plan of `files` as one batch of [`plan_schema`].
-pub fn plan_batch(files: &[PlannedFile]) -> Result<RecordBatch> {
+/// The plan of `files` as one batch of [`plan_schema`]; `delete_files` is
+/// the plan's table of delete files.
+pub fn plan_batch(files: &[PlannedFile], delete_files: &[FileRef]) -> Result<RecordBatch> {
     let mut paths = StringBuilder::new();
     let mut formats = StringBuilder::new();
     let mut specs = Int32Builder::new();
@@ -99,7 +100,7 @@ pub fn plan_batch(files: &[PlannedFile]) -> Result<RecordBatch> {
         records.append_value(f.record_count());
         sizes.append_value(f.file_size());
         seqs.append_value(f.data_sequence_number());
-        for d in planned.deletes.iter() {
+        for d in planned.delete_files(delete_files) {
             append_delete(deletes.values(), d)?;
         }
         deletes.append(true);

@@ -14,9 +14,14 @@
 //!   file's is left out.
 //!
 //! Groups are sorted by sequence number so that a data file's deletes are a
-//! binary search away.
+//! binary search away. A data file's deletes are positions in the index's
+//! table of delete files ([`DeleteId`]), not shared references: a plan with
+//! equality deletes lists hundreds of thousands, and counting references to
+//! a few delete manifests from every planner thread made their counters
+//! contended.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -75,9 +80,13 @@ impl<T> Sorted<T> {
     }
 }
 
+/// A delete file's position in its index's (or a task's) table of delete
+/// files.
+pub type DeleteId = u32;
+
 /// What the overlap test needs of an equality delete file.
 struct EqualityDelete {
-    file: FileRef,
+    id: DeleteId,
     fields: Vec<EqualityField>,
     /// Both bounds maps are present (Java: `hasLowerAndUpperBounds`).
     has_bounds: bool,
@@ -95,13 +104,27 @@ struct EqualityField {
     value_count: Option<i64>,
 }
 
-#[derive(Default)]
 pub struct DeleteFileIndex {
+    /// Every indexed delete file, by [`DeleteId`].
+    files: Arc<[FileRef]>,
     global: Sorted<EqualityDelete>,
     eq_by_partition: ByPartition<EqualityDelete>,
-    pos_by_partition: ByPartition<FileRef>,
-    pos_by_path: FxHashMap<String, Sorted<FileRef>>,
-    dv_by_path: FxHashMap<String, FileRef>,
+    pos_by_partition: ByPartition<DeleteId>,
+    pos_by_path: FxHashMap<String, Sorted<DeleteId>>,
+    dv_by_path: FxHashMap<String, DeleteId>,
+}
+
+impl Default for DeleteFileIndex {
+    fn default() -> Self {
+        DeleteFileIndex {
+            files: Arc::from(Vec::new()),
+            global: Sorted::default(),
+            eq_by_partition: ByPartition::default(),
+            pos_by_partition: ByPartition::default(),
+            pos_by_path: FxHashMap::default(),
+            dv_by_path: FxHashMap::default(),
+        }
+    }
 }
 
 /// Whether a data file's metrics maps are decoded for the overlap test.
@@ -115,10 +138,19 @@ impl DeleteFileIndex {
     pub fn build(files: Vec<FileRef>, schema: &Schema) -> Result<Self> {
         let mut global = Vec::new();
         let mut eq_by_partition: HashMap<PartitionKey, Vec<(i64, EqualityDelete)>> = HashMap::new();
-        let mut pos_by_partition: HashMap<PartitionKey, Vec<(i64, FileRef)>> = HashMap::new();
-        let mut pos_by_path: HashMap<String, Vec<(i64, FileRef)>> = HashMap::new();
-        let mut dv_by_path: FxHashMap<String, FileRef> = FxHashMap::default();
-        for file in files {
+        let mut pos_by_partition: HashMap<PartitionKey, Vec<(i64, DeleteId)>> = HashMap::new();
+        let mut pos_by_path: HashMap<String, Vec<(i64, DeleteId)>> = HashMap::new();
+        let mut dv_by_path: FxHashMap<String, DeleteId> = FxHashMap::default();
+        let id_of = |index: usize| {
+            DeleteId::try_from(index).map_err(|_| {
+                Error::Validation(format!(
+                    "a scan can apply at most {} delete files",
+                    u32::MAX
+                ))
+            })
+        };
+        for (index, file) in files.iter().enumerate() {
+            let id = id_of(index)?;
             let manifest = file.manifest.clone();
             let row = file.row();
             let seq = manifest.data_sequence_number(row)?;
@@ -140,24 +172,24 @@ impl DeleteFileIndex {
                             manifest.path
                         ))
                     })?;
-                    if let Some(existing) = dv_by_path.get(target) {
+                    if let Some(&existing) = dv_by_path.get(target) {
                         return Err(Error::InvalidData(format!(
                             "two deletion vectors for {target}: {} and {}",
-                            dv_desc(existing),
-                            dv_desc(&file)
+                            dv_desc(&files[existing as usize]),
+                            dv_desc(file)
                         )));
                     }
-                    dv_by_path.insert(target.to_owned(), file);
+                    dv_by_path.insert(target.to_owned(), id);
                 }
                 Content::PositionDeletes => match manifest.referenced_location(row) {
                     Some(path) => pos_by_path
                         .entry(path.to_owned())
                         .or_default()
-                        .push((seq, file)),
-                    None => pos_by_partition.entry(key()).or_default().push((seq, file)),
+                        .push((seq, id)),
+                    None => pos_by_partition.entry(key()).or_default().push((seq, id)),
                 },
                 Content::EqualityDeletes => {
-                    let delete = equality_delete(file, schema)?;
+                    let delete = equality_delete(id, file, schema)?;
                     // Equality deletes apply to strictly older data: from
                     // the sequence number before theirs on.
                     let apply = seq - 1;
@@ -173,6 +205,7 @@ impl DeleteFileIndex {
             }
         }
         Ok(DeleteFileIndex {
+            files: files.into(),
             global: Sorted::from(global),
             eq_by_partition: by_partition(eq_by_partition),
             pos_by_partition: by_partition(pos_by_partition),
@@ -192,17 +225,27 @@ impl DeleteFileIndex {
         !self.global.files.is_empty() || !self.eq_by_partition.is_empty()
     }
 
-    /// The field ids of every equality delete's equality columns (the data
-    /// files' metrics the overlap test reads), sorted.
-    pub fn equality_field_ids(&self) -> Vec<i32> {
-        let mut ids: Vec<i32> = self
-            .eq_by_partition
+    /// Every indexed delete file, by [`DeleteId`]: the table the ids
+    /// [`DeleteFileIndex::for_data_file`] returns point into.
+    pub fn files(&self) -> &Arc<[FileRef]> {
+        &self.files
+    }
+
+    /// The equality columns of every equality delete, partition-scoped and
+    /// global.
+    fn equality_fields(&self) -> impl Iterator<Item = &EqualityField> {
+        self.eq_by_partition
             .values()
             .flat_map(|groups| groups.values())
             .chain(std::iter::once(&self.global))
             .flat_map(|sorted| sorted.files.iter())
-            .flat_map(|delete| delete.fields.iter().map(|f| f.id))
-            .collect();
+            .flat_map(|delete| delete.fields.iter())
+    }
+
+    /// The field ids of every equality delete's equality columns (the data
+    /// files' metrics the overlap test reads), sorted.
+    pub fn equality_field_ids(&self) -> Vec<i32> {
+        let mut ids: Vec<i32> = self.equality_fields().map(|f| f.id).collect();
         ids.sort_unstable();
         ids.dedup();
         ids
@@ -212,12 +255,7 @@ impl DeleteFileIndex {
     /// only for an optional equality column (a required one holds no null,
     /// so only the bounds matter; Java's `canContainEqDeletesForFile`).
     pub fn equality_tests_read_counts(&self) -> bool {
-        self.eq_by_partition
-            .values()
-            .flat_map(|groups| groups.values())
-            .chain(std::iter::once(&self.global))
-            .flat_map(|sorted| sorted.files.iter())
-            .flat_map(|delete| delete.fields.iter())
+        self.equality_fields()
             .any(|f| !f.required && f.ty.is_some())
     }
 
@@ -232,8 +270,9 @@ impl DeleteFileIndex {
         !self.eq_by_partition.is_empty() || !self.pos_by_partition.is_empty()
     }
 
-    /// The delete files that apply to the data file `data`.
-    pub fn for_data_file(&self, data: &FileRef) -> Result<Vec<FileRef>> {
+    /// The delete files that apply to the data file `data`, as positions in
+    /// [`DeleteFileIndex::files`].
+    pub fn for_data_file(&self, data: &FileRef) -> Result<Vec<DeleteId>> {
         if self.is_empty() {
             return Ok(Vec::new());
         }
@@ -247,17 +286,18 @@ impl DeleteFileIndex {
         let stats = DataStats { manifest, row };
         for delete in self.global.applying_to(seq) {
             if can_contain_eq_deletes(&stats, delete)? {
-                out.push(delete.file.clone());
+                out.push(delete.id);
             }
         }
         if let Some(group) = lookup(&self.eq_by_partition, spec_id, key) {
             for delete in group.applying_to(seq) {
                 if can_contain_eq_deletes(&stats, delete)? {
-                    out.push(delete.file.clone());
+                    out.push(delete.id);
                 }
             }
         }
-        if let Some(dv) = self.dv_by_path.get(path) {
+        if let Some(&dv_id) = self.dv_by_path.get(path) {
+            let dv = &self.files[dv_id as usize];
             let dv_seq = dv.data_sequence_number();
             if dv_seq < seq {
                 return Err(Error::InvalidData(format!(
@@ -266,14 +306,14 @@ impl DeleteFileIndex {
                     dv_desc(dv)
                 )));
             }
-            out.push(dv.clone());
+            out.push(dv_id);
             return Ok(out);
         }
         if let Some(group) = lookup(&self.pos_by_partition, spec_id, key) {
-            out.extend(group.applying_to(seq).iter().cloned());
+            out.extend_from_slice(group.applying_to(seq));
         }
         if let Some(group) = self.pos_by_path.get(path) {
-            out.extend(group.applying_to(seq).iter().cloned());
+            out.extend_from_slice(group.applying_to(seq));
         }
         Ok(out)
     }
@@ -292,7 +332,7 @@ fn dv_desc(file: &FileRef) -> String {
     )
 }
 
-fn equality_delete(file: FileRef, schema: &Schema) -> Result<EqualityDelete> {
+fn equality_delete(id: DeleteId, file: &FileRef, schema: &Schema) -> Result<EqualityDelete> {
     let m = file.manifest.clone();
     let row = file.row();
     let ids = m.equality_ids(row);
@@ -324,7 +364,7 @@ fn equality_delete(file: FileRef, schema: &Schema) -> Result<EqualityDelete> {
     let has_bounds = m.lower_bounds.as_ref().is_some_and(|b| !b.is_null(row))
         && m.upper_bounds.as_ref().is_some_and(|b| !b.is_null(row));
     Ok(EqualityDelete {
-        file,
+        id,
         fields,
         has_bounds,
     })

@@ -13,5 +13,6 @@ pub mod task_json;
 
 pub use files::{Content, FileRef, ManifestData};
 pub use planner::{
-    plan, plan_all, ManifestLists, PlanStream, PlannedFile, ScanContext, ScanOptions, TableView,
+    plan, plan_all, ManifestLists, Plan, PlanStream, PlannedFile, ScanContext, ScanOptions,
+    TableView,
 };

@@ -17,7 +17,7 @@ use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{Array, BooleanArray, RecordBatch};
 use rayon::prelude::*;
 
-use super::delete_file_index::DeleteFileIndex;
+use super::delete_file_index::{DeleteFileIndex, DeleteId};
 use super::evaluate::{MetricsEvaluator, SpecEvaluators};
 use super::files::{Content, FileRef, ManifestData};
 use crate::error::{Error, Result};
@@ -198,8 +198,20 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
 #[derive(Debug, Clone)]
 pub struct PlannedFile {
     pub file: FileRef,
-    pub deletes: Arc<[FileRef]>,
+    /// The delete files that apply, as positions in the plan's table of
+    /// delete files ([`PlanStream::delete_files`]).
+    pub deletes: Arc<[DeleteId]>,
     pub residual: Arc<Bound>,
+}
+
+impl PlannedFile {
+    /// The delete files that apply, looked up in the plan's `table`.
+    pub fn delete_files<'a>(
+        &'a self,
+        table: &'a [FileRef],
+    ) -> impl ExactSizeIterator<Item = &'a FileRef> + 'a {
+        self.deletes.iter().map(move |&id| &table[id as usize])
+    }
 }
 
 /// The columns every scan decodes.
@@ -470,7 +482,7 @@ impl ScanContext {
         } else {
             self.filter.clone()
         });
-        let no_deletes: Arc<[FileRef]> = Arc::from(Vec::new());
+        let no_deletes: Arc<[DeleteId]> = Arc::from(Vec::new());
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             if data.content(row)? != Content::Data {
@@ -512,6 +524,15 @@ impl ScanContext {
 /// The planned files of a scan, streamed in manifest-list order.
 pub struct PlanStream {
     receiver: Receiver<Result<Vec<PlannedFile>>>,
+    deletes: Arc<[FileRef]>,
+}
+
+impl PlanStream {
+    /// The plan's table of delete files, which [`PlannedFile::deletes`]
+    /// point into.
+    pub fn delete_files(&self) -> &Arc<[FileRef]> {
+        &self.deletes
+    }
 }
 
 impl Iterator for PlanStream {
@@ -540,9 +561,13 @@ pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream
     if data_manifests.is_empty() {
         // Nothing to read: delete files apply to no data file (the sender is
         // dropped, so the stream is empty).
-        return Ok(PlanStream { receiver });
+        return Ok(PlanStream {
+            receiver,
+            deletes: Arc::from(Vec::new()),
+        });
     }
     let deletes = Arc::new(context.delete_index(&delete_manifests)?);
+    let delete_files = deletes.files().clone();
     let stats =
         if context.options.include_column_stats || !context.metrics.referenced_ids().is_empty() {
             Stats::All
@@ -585,14 +610,28 @@ pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream
             }
         })
         .map_err(|e| Error::Internal(format!("cannot start the planner thread: {e}")))?;
-    Ok(PlanStream { receiver })
+    Ok(PlanStream {
+        receiver,
+        deletes: delete_files,
+    })
+}
+
+/// A whole plan: the planned files and the table of delete files their
+/// `deletes` point into.
+pub struct Plan {
+    pub files: Vec<PlannedFile>,
+    pub delete_files: Arc<[FileRef]>,
 }
 
 /// Plans everything at once (tests, and callers that want all tasks).
-pub fn plan_all(context: Arc<ScanContext>, manifest_list: &str) -> Result<Vec<PlannedFile>> {
-    let mut out = Vec::new();
-    for batch in plan(context, manifest_list)? {
-        out.extend(batch?);
+pub fn plan_all(context: Arc<ScanContext>, manifest_list: &str) -> Result<Plan> {
+    let mut stream = plan(context, manifest_list)?;
+    let mut files = Vec::new();
+    for batch in &mut stream {
+        files.extend(batch?);
     }
-    Ok(out)
+    Ok(Plan {
+        files,
+        delete_files: stream.deletes,
+    })
 }

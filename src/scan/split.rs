@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use arrow_array::Array;
 
+use super::files::FileRef;
 use super::planner::PlannedFile;
 use crate::error::{Error, Result};
 
@@ -119,10 +120,9 @@ pub fn split(file: &PlannedFile, target_size: i64) -> Vec<SplitTask> {
 }
 
 /// The bytes a task reads besides its own range: its delete files (a DV
-/// only its blob).
-fn delete_bytes(file: &PlannedFile) -> i64 {
-    file.deletes
-        .iter()
+/// only its blob), looked up in the plan's table of delete files.
+fn delete_bytes(file: &PlannedFile, delete_files: &[FileRef]) -> i64 {
+    file.delete_files(delete_files)
         .map(|d| {
             let m = &d.manifest;
             let row = d.row();
@@ -134,10 +134,11 @@ fn delete_bytes(file: &PlannedFile) -> i64 {
         .sum()
 }
 
-/// Java's weight of a split task in bin packing.
-pub fn weight(task: &SplitTask, open_file_cost: i64) -> i64 {
+/// Java's weight of a split task in bin packing; `delete_files` is the
+/// plan's table of delete files.
+pub fn weight(task: &SplitTask, delete_files: &[FileRef], open_file_cost: i64) -> i64 {
     let files = 1 + task.file.deletes.len() as i64;
-    (task.length + delete_bytes(&task.file)).max(files.saturating_mul(open_file_cost))
+    (task.length + delete_bytes(&task.file, delete_files)).max(files.saturating_mul(open_file_cost))
 }
 
 /// Merges back-to-back pieces of one file that were packed into the same

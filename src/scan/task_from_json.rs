@@ -25,7 +25,9 @@ use crate::values;
 
 /// A task parsed from JSON.
 pub struct ParsedTask {
+    /// Its `deletes` are positions in `delete_files`.
     pub planned: PlannedFile,
+    pub delete_files: Arc<[FileRef]>,
     pub start: i64,
     pub length: i64,
     pub schema: Schema,
@@ -416,14 +418,18 @@ pub fn task_from_json(json: &Value) -> Result<ParsedTask> {
         None => data_file.file_size(),
         Some(_) => long(json, "length", "task")?,
     };
+    let ids = (0..deletes.len())
+        .map(|i| u32::try_from(i).map_err(|_| bad("too many delete files")))
+        .collect::<Result<Vec<_>>>()?;
     Ok(ParsedTask {
         start: opt_long(json, "start", "task")?.unwrap_or(0),
         length,
         planned: PlannedFile {
             file: data_file,
-            deletes: deletes.into(),
+            deletes: ids.into(),
             residual: Arc::new(residual),
         },
+        delete_files: deletes.into(),
         schema,
         schema_json,
     })

@@ -142,7 +142,7 @@ pub fn content_file_json(file: &FileRef, with_stats: bool) -> Result<Value> {
 pub fn task_json(
     schema: &Value,
     data: &FileRef,
-    deletes: &[FileRef],
+    deletes: &[&FileRef],
     residual: &Bound,
     start: i64,
     length: i64,

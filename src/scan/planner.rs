@@ -112,6 +112,8 @@ pub struct ManifestFile {
     pub spec_id: i32,
     pub deletes: bool,
     pub sequence_number: i64,
+    /// The smallest data sequence number of the manifest's live files.
+    pub min_sequence_number: Option<i64>,
     pub added_snapshot_id: Option<i64>,
     pub added_files: Option<i32>,
     pub existing_files: Option<i32>,
@@ -162,6 +164,9 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
     let first_row_ids = list
         .column_by_name("first_row_id")
         .map(|c| c.as_primitive::<Int64Type>().clone());
+    let min_seqs = list
+        .column_by_name("min_sequence_number")
+        .map(|c| c.as_primitive::<Int64Type>().clone());
     // The partition summaries are read by the manifest-list evaluators from
     // the batch itself; here only their presence is checked.
     column("partitions")?;
@@ -183,6 +188,9 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
             spec_id: spec_ids.value(i),
             deletes,
             sequence_number: seqs.value(i),
+            min_sequence_number: min_seqs
+                .as_ref()
+                .and_then(|c| c.is_valid(i).then(|| c.value(i))),
             added_snapshot_id: snapshot_ids.is_valid(i).then(|| snapshot_ids.value(i)),
             added_files: opt_i32(&added, i),
             existing_files: opt_i32(&existing, i),
@@ -444,8 +452,14 @@ impl ScanContext {
         })?
     }
 
-    /// Reads and filters the delete manifests into an index.
-    fn delete_index(&self, manifests: &[ManifestFile]) -> Result<DeleteFileIndex> {
+    /// Reads and filters the delete manifests into an index, leaving out
+    /// delete files that apply to no data file of sequence number
+    /// `data_floor` or above (when known).
+    fn delete_index(
+        &self,
+        manifests: &[ManifestFile],
+        data_floor: Option<i64>,
+    ) -> Result<DeleteFileIndex> {
         // Delete files are few: their metrics are decoded whole (equality
         // ids are not known before they are read), column sizes included:
         // Java keeps every metric of a delete file.
@@ -456,11 +470,13 @@ impl ScanContext {
         let per_manifest = self.parallel(manifests, |m| {
             let spec = self.spec(m)?;
             let data = self.read_manifest(m, &columns, true)?;
-            let rows = self.matching_rows(spec, &data)?;
-            Ok(rows
-                .into_iter()
-                .map(|row| FileRef::new(&data, row))
-                .collect::<Vec<_>>())
+            let mut files = Vec::new();
+            for row in self.matching_rows(spec, &data)? {
+                if applies_from(&data, row, data_floor)? {
+                    files.push(FileRef::new(&data, row));
+                }
+            }
+            Ok(files)
         })?;
         DeleteFileIndex::build(per_manifest.into_iter().flatten().collect(), &self.schema)
     }
@@ -568,6 +584,31 @@ impl ManifestJob {
             )))
         })
     }
+}
+
+/// The smallest data sequence number of the live files of `data_manifests`
+/// (None when a manifest does not record it).
+fn data_floor(data_manifests: &[ManifestFile]) -> Option<i64> {
+    data_manifests
+        .iter()
+        .try_fold(i64::MAX, |floor, m| Some(floor.min(m.min_sequence_number?)))
+}
+
+/// Whether the delete file at `row` may apply to a data file whose data
+/// sequence number is `floor` or above (spec: "Scan Planning": a position
+/// delete applies to data sequence numbers up to its own, an equality
+/// delete to smaller ones only).
+fn applies_from(deletes: &ManifestData, row: usize, floor: Option<i64>) -> Result<bool> {
+    let Some(floor) = floor else {
+        return Ok(true);
+    };
+    let seq = deletes.data_sequence_number(row)?;
+    Ok(match deletes.content(row)? {
+        Content::EqualityDeletes => seq > floor,
+        Content::PositionDeletes => seq >= floor,
+        // Kept, so that building the index refuses it, naming the file.
+        Content::Data => true,
+    })
 }
 
 /// The planned files of a scan, streamed in manifest-list order.
@@ -691,7 +732,16 @@ pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream
             deletes: Arc::from(Vec::new()),
         });
     }
-    let deletes = Arc::new(context.delete_index(&delete_manifests)?);
+    // Delete files older than every planned data file apply to none of them.
+    // A manifest's sequence number bounds its entries' (a manifest never
+    // lists a file newer than the snapshot that added it), so a delete
+    // manifest older than every planned data file is not read at all.
+    let floor = data_floor(&data_manifests);
+    let delete_manifests: Vec<ManifestFile> = delete_manifests
+        .into_iter()
+        .filter(|m| floor.is_none_or(|floor| m.sequence_number >= floor))
+        .collect();
+    let deletes = Arc::new(context.delete_index(&delete_manifests, floor)?);
     let delete_files = deletes.files().clone();
     let stats =
         if context.options.include_column_stats || !context.metrics.referenced_ids().is_empty() {

@@ -10,7 +10,7 @@ properties asked for.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -108,11 +108,15 @@ class TableWriter:
         timestamp_ms: int,
         manifests: Sequence[tuple[Sequence[Mapping[str, Any]], int, str]],
         parent: int | None = None,
+        carry: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> None:
         """A snapshot adding ``manifests``, each ``(entries, spec_id, "data" | "deletes")``,
-        on top of ``parent``'s manifests."""
+        on top of ``parent``'s manifests (those ``carry`` accepts, given the manifest list
+        row, when given: a rewrite leaves some out)."""
         sequence_number = len(self.snapshots) + 1
         rows = list(self._manifests.get(parent, [])) if parent is not None else []
+        if carry is not None:
+            rows = [row for row in rows if carry(row)]
         for entries, spec_id, content in manifests:
             self._count += 1
             rows.append(

@@ -11,14 +11,17 @@ the scan plans, after partition pruning.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import fastavro
 import pytest
 from frazil import StaticTable
-from frazil.errors import NotFoundError
+from frazil.errors import InvalidDataError, NotFoundError
 from scan_helpers import TableWriter, data_file, entry
 
 DAY = dt.date(2024, 5, 1)
@@ -121,4 +124,44 @@ def test_the_oldest_planned_data_file_sets_the_floor(tmp_path: Path) -> None:
         (w.meta / name).unlink()
     assert _plan(table, row_filter="cat = 'b'") == [("b.parquet", [])]
     with pytest.raises(NotFoundError):
+        _plan(table)
+
+
+def _add_stray_data_entry(manifest: Path, path: str) -> None:
+    """Rewrites the delete manifest ``manifest`` (with fastavro: frazil's writer refuses
+    this) with one more entry: a data file of data sequence number 1."""
+    with manifest.open("rb") as f:
+        reader = fastavro.reader(f)
+        schema = json.loads(reader.metadata["avro.schema"])
+        metadata = {k: v for k, v in reader.metadata.items() if not k.startswith("avro.")}
+        records = list(reader)
+    stray = copy.deepcopy(records[0])
+    stray["sequence_number"] = 1
+    stray["file_sequence_number"] = 1
+    stray["data_file"]["content"] = 0
+    stray["data_file"]["file_path"] = path
+    with manifest.open("wb") as f:
+        fastavro.writer(f, fastavro.parse_schema(schema), [*records, stray], metadata=metadata)
+
+
+def test_a_data_file_in_a_delete_manifest_is_refused_even_below_the_floor(
+    tmp_path: Path,
+) -> None:
+    """The floor never hides a broken delete manifest it reads: a data file listed in one is
+    an error, whatever its sequence number."""
+    w = _with_old_deletes(tmp_path / "t")
+    w.commit(
+        3,
+        T1 + 2,
+        [
+            ([entry(_data(w, "b.parquet"))], 0, "data"),
+            ([entry(_position(w, "pos3.parquet"))], 0, "deletes"),  # m5
+        ],
+        2,
+        _deletes_only,
+    )
+    table = w.table()
+    assert _plan(table) == [("b.parquet", ["pos3.parquet"])]
+    _add_stray_data_entry(w.meta / "m5.avro", w.path("stray.parquet"))
+    with pytest.raises(InvalidDataError, match=r"lists data file .*stray\.parquet"):
         _plan(table)

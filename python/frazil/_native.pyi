@@ -181,7 +181,8 @@ def manifest_file_schema() -> Any: ...
 def bind_expression(expr_json: str, schema_json: str, case_sensitive: bool = True) -> str: ...
 def unbound_expression_json(expr_json: str) -> str: ...
 
-# src/py/file_match.rs: which files of a manifest a delete filter may touch / covers whole.
+# src/py/file_match.rs: which files of a manifest a delete filter may touch / covers whole,
+# and which data files an equality delete file may reach by metrics.
 
 def match_files(
     entries: Any,
@@ -190,6 +191,14 @@ def match_files(
     spec_json: str,
     case_sensitive: bool = True,
 ) -> tuple[list[bool], list[bool]]: ...
+def equality_delete_reach(
+    schema_json: str,
+    data_entries: Any,
+    data_spec_json: str,
+    delete_entries: Any,
+    delete_spec_json: str,
+    delete_manifest: str,
+) -> list[list[int]]: ...
 
 # src/py/expressions_test_hooks.rs: test-only; expressions, schemas and specs as JSON text.
 

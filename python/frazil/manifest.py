@@ -28,6 +28,7 @@ __all__ = [
     "ManifestEntry",
     "ManifestFile",
     "PartitionFieldSummary",
+    "entries_table",
     "manifest_entries",
     "manifest_entry_schema",
     "manifest_file_schema",
@@ -191,6 +192,12 @@ def _conform_array(array: pa.Array, target: pa.DataType) -> pa.Array:
     return array.cast(target)
 
 
+def entries_table(entries: Rows, *, spec: JsonLike, schema: JsonLike) -> pa.Table:
+    """Manifest entries (rows as :func:`write_manifest` takes them) as a Table of
+    :func:`manifest_entry_schema`, the shape :func:`read_manifest` gives."""
+    return _conform(entries, manifest_entry_schema(spec, schema))
+
+
 def _conform(rows: Rows, schema: pa.Schema) -> pa.Table:
     """``rows`` as a Table of ``schema``; a value that does not fit its field's type
     (pyarrow refuses it) is an InvalidValueError."""
@@ -252,7 +259,7 @@ def write_manifest(
         parsed = json.loads(spec_json)
         spec_id = int(parsed.get("spec-id", 0)) if isinstance(parsed, dict) else 0
     schema_json = _json(schema)
-    table = _conform(entries, manifest_entry_schema(spec_json, schema_json))
+    table = entries_table(entries, spec=spec_json, schema=schema_json)
     loc = _location(location)
     data, row = _native.write_manifest(
         loc,

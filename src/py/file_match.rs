@@ -1,5 +1,9 @@
 //! Bindings for [`crate::expr::visitors::file_match`]: which files of a
-//! manifest a delete or overwrite filter touches (conversion only).
+//! manifest a delete or overwrite filter touches, and for
+//! [`crate::scan::delete_file_index::equality_delete_reach`]: which data
+//! files a new equality delete file may reach (conversion only).
+
+use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::Array;
@@ -11,6 +15,8 @@ use crate::error::Error;
 use crate::expr::bind;
 use crate::expr::json as expr_json;
 use crate::expr::visitors::file_match::FileMatcher;
+use crate::scan::delete_file_index::equality_delete_reach as reach;
+use crate::scan::ManifestData;
 use crate::spec::partition::PartitionSpec;
 use crate::spec::schema::Schema;
 
@@ -49,7 +55,55 @@ fn match_files(
     })
 }
 
+/// Entries (as `read_manifest` decodes them) of one partition spec, as the
+/// planner's view of a manifest; `label` names them in errors.
+fn manifest_data(
+    entries: ArrowTable,
+    spec_json: &str,
+    schema: &Schema,
+    label: &str,
+) -> crate::Result<Arc<ManifestData>> {
+    let spec = Arc::new(PartitionSpec::parse(spec_json, 0)?);
+    let partition_type = spec.partition_type(schema)?;
+    let (batches, arrow_schema) = entries.into_inner();
+    let batch = arrow_select::concat::concat_batches(&arrow_schema, &batches)
+        .map_err(|e| Error::TypeMismatch(e.to_string()))?;
+    Ok(Arc::new(ManifestData::new(
+        label.to_owned(),
+        spec,
+        partition_type,
+        batch,
+        false,
+    )?))
+}
+
+/// For each entry of `delete_entries` (the manifest `delete_manifest`), the
+/// positions of the `data_entries` whose metrics may hold one of its deleted
+/// keys, when it is an equality delete file (empty otherwise): the planner's
+/// overlap test (Java's `canContainEqDeletesForFile`), for conflict checks.
+#[pyfunction]
+fn equality_delete_reach(
+    py: Python<'_>,
+    schema_json: &str,
+    data_entries: ArrowTable,
+    data_spec_json: &str,
+    delete_entries: ArrowTable,
+    delete_spec_json: &str,
+    delete_manifest: &str,
+) -> PyResult<Vec<Vec<usize>>> {
+    py.detach(|| {
+        run(|| {
+            let schema = Schema::parse(schema_json)?;
+            let data = manifest_data(data_entries, data_spec_json, &schema, "<data files>")?;
+            let deletes =
+                manifest_data(delete_entries, delete_spec_json, &schema, delete_manifest)?;
+            reach(&data, &deletes, &schema)
+        })
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(match_files, m)?)?;
+    m.add_function(wrap_pyfunction!(equality_delete_reach, m)?)?;
     Ok(())
 }

@@ -319,6 +319,38 @@ impl DeleteFileIndex {
     }
 }
 
+/// For each row of `deletes` (a decoded delete manifest), the rows of `data`
+/// whose metrics may hold one of its deleted keys when it is an equality
+/// delete file (none for other rows). The overlap test of planning, for
+/// conflict checks that ask which data files a new equality delete file may
+/// reach (Java's `validateNoNewDeletesForDataFiles`, through
+/// `DeleteFileIndex.forDataFile`). Partitions and sequence numbers are the
+/// caller's to match.
+pub fn equality_delete_reach(
+    data: &ManifestData,
+    deletes: &Arc<ManifestData>,
+    schema: &Schema,
+) -> Result<Vec<Vec<usize>>> {
+    let mut out = Vec::with_capacity(deletes.len());
+    for row in 0..deletes.len() {
+        let mut reached = Vec::new();
+        if deletes.content(row)? == Content::EqualityDeletes {
+            let delete = equality_delete(0, &FileRef::new(deletes, row), schema)?;
+            for data_row in 0..data.len() {
+                let stats = DataStats {
+                    manifest: data,
+                    row: data_row,
+                };
+                if can_contain_eq_deletes(&stats, &delete)? {
+                    reached.push(data_row);
+                }
+            }
+        }
+        out.push(reached);
+    }
+    Ok(out)
+}
+
 fn dv_desc(file: &FileRef) -> String {
     let m = &file.manifest;
     let row = file.row();

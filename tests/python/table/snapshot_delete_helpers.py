@@ -94,14 +94,28 @@ def deletion_vector(
 
 
 def equality_deletes(
-    table: Table, name: str, ids: list[int], partition: dict[str, Any] | None = None
+    table: Table,
+    name: str,
+    ids: list[int],
+    partition: dict[str, Any] | None = None,
+    *,
+    metrics: bool = False,
 ) -> DataFile:
-    """A Parquet equality delete file on column ``id`` (field 1)."""
+    """A Parquet equality delete file on column ``id`` (field 1); with ``metrics``, the
+    value and null counts and bounds of ``id`` a Java writer records."""
     path = f"{table.location()}/data/{name}"
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     schema = pa.schema([_field("id", pa.int64(), 1)])
     pq.write_table(pa.table({"id": pa.array(ids, pa.int64())}, schema=schema), path)
-    return _delete_file(path, 2, len(ids), partition=partition or {}, equality_ids=[1])
+    extra: dict[str, Any] = {}
+    if metrics:
+        extra = {
+            "value_counts": {1: len(ids)},
+            "null_value_counts": {1: 0},
+            "lower_bounds": {1: min(ids).to_bytes(8, "little", signed=True)},
+            "upper_bounds": {1: max(ids).to_bytes(8, "little", signed=True)},
+        }
+    return _delete_file(path, 2, len(ids), partition=partition or {}, equality_ids=[1], **extra)
 
 
 class _AddDeletes(SnapshotProducer):

@@ -185,6 +185,80 @@ def test_equality_deletes_of_another_partition_do_not_conflict(catalog: InMemory
         _commit(table, stale)
 
 
+@pytest.mark.parametrize(
+    ("keys", "conflicts"),
+    [([9], False), ([0, -4], False), ([2], True), ([0, 7], True), ([3, 40], True)],
+)
+def test_equality_deletes_whose_bounds_miss_the_file_do_not_conflict(
+    catalog: InMemoryCatalog, keys: list[int], conflicts: bool
+) -> None:
+    # Java's DeleteFileIndex.forDataFile narrows equality deletes by the data file's metrics
+    # (canContainEqDeletesForFile): keys outside the file's id bounds [1, 3] delete none of
+    # its rows, so rewriting it does not undo them. frazil asks the planner's overlap test.
+    table = _table(catalog)
+    table.append(_rows([1, 2, 3]))
+    (a,) = _files(table).values()
+    stale = _rewrite(table, [a], _rows([1, 2, 3]))
+    other = catalog.load_table("db.t")
+    commit_deletes(other, [equality_deletes(other, "eq.parquet", keys, metrics=True)])
+    if not conflicts:
+        _commit(table, stale)
+        assert _ids(catalog.load_table("db.t")) == [1, 2, 3]
+        return
+    with pytest.raises(CommitValidationError, match=f"equality deletes .*eq.parquet for {a}"):
+        _commit(table, stale)
+    assert _ids(catalog.load_table("db.t")) == sorted({1, 2, 3} - set(keys))
+
+
+def test_removing_a_file_that_equality_deletes_miss_by_bounds(catalog: InMemoryCatalog) -> None:
+    # The same narrowing for a delete that removes the file whole (OverwriteFiles).
+    table = _table(catalog)
+    table.append(_rows([1, 2, 3]))
+    table.append(_rows([10, 11]))
+    stale = catalog.load_table("db.t")
+    other = catalog.load_table("db.t")
+    commit_deletes(other, [equality_deletes(other, "eq-11.parquet", [11], metrics=True)])
+    stale.delete("id <= 3")  # removes [1, 2, 3] whole; the keys miss it
+    assert _ids(catalog.load_table("db.t")) == [10]
+    stale = catalog.load_table("db.t")
+    commit_deletes(other, [equality_deletes(other, "eq-10.parquet", [10], metrics=True)])
+    with pytest.raises(CommitValidationError, match=r"eq-10\.parquet"):
+        stale.delete("id >= 10")
+    assert _ids(catalog.load_table("db.t")) == []
+
+
+def test_equality_deletes_against_a_file_without_metrics_conflict(
+    catalog: InMemoryCatalog,
+) -> None:
+    # Without the data file's bounds nothing proves the keys miss it: a possible conflict.
+    table = _table(catalog)
+    table.update_properties().set("write.metadata.metrics.default", "none").commit()
+    table.append(_rows([1, 2, 3]))
+    (a,) = _files(table).values()
+    stale = _rewrite(table, [a], _rows([1, 2, 3]))
+    other = catalog.load_table("db.t")
+    commit_deletes(other, [equality_deletes(other, "eq.parquet", [9], metrics=True)])
+    with pytest.raises(CommitValidationError, match=f"equality deletes .*eq.parquet for {a}"):
+        _commit(table, stale)
+
+
+def test_equality_deletes_reach_only_the_removed_files_they_overlap(
+    catalog: InMemoryCatalog,
+) -> None:
+    table = _table(catalog)
+    table.append(_rows([1, 2, 3]))
+    table.append(_rows([10, 11]))
+    files = _files(table)
+    low, high = files[3], files[2]
+    stale = _rewrite(table, [low, high], _rows([1, 2, 3, 10, 11]))
+    other = catalog.load_table("db.t")
+    commit_deletes(other, [equality_deletes(other, "eq.parquet", [11, 12], metrics=True)])
+    with pytest.raises(CommitValidationError) as raised:
+        _commit(table, stale)
+    assert f"eq.parquet for {high}" in str(raised.value)
+    assert low not in str(raised.value)
+
+
 # --- dynamic partition overwrites against concurrent deletes --------------------------------
 
 

@@ -205,12 +205,9 @@ class MergingProducer(SnapshotProducer):
 
     def removed_files(
         self, staged: TableMetadata, parent: Snapshot | None
-    ) -> dict[str, tuple[int, Mapping[str, Any] | None]]:
-        """:meth:`removed_data_files` as path: (spec id, partition), for conflict checks."""
-        return {
-            str(f.file_path): (spec.spec_id, f.partition)
-            for spec, f in self.removed_data_files(staged, parent)
-        }
+    ) -> dict[str, tuple[PartitionSpec, DataFile]]:
+        """:meth:`removed_data_files` by path, for conflict checks."""
+        return {str(f.file_path): (spec, f) for spec, f in self.removed_data_files(staged, parent)}
 
     def _manifests(self, staged: TableMetadata, parent: Snapshot | None) -> list[Row]:
         new = self._written_new_manifests()

@@ -19,8 +19,9 @@ import pyarrow.compute as pc
 from frazil import _native
 from frazil.errors import CommitValidationError, InvalidUpdateError
 from frazil.io import FileIO
-from frazil.manifest import STATUS_ADDED
+from frazil.manifest import STATUS_ADDED, DataFile, entries_table
 from frazil.metadata import TableMetadata
+from frazil.partitioning import PartitionSpec
 from frazil.snapshots import Operation, Snapshot
 from frazil.table.snapshot._files import (
     CONTENT_DATA,
@@ -179,10 +180,10 @@ def check_no_new_deletes(
     row_filter: Expression,
     case_sensitive: bool,
     io: FileIO,
-    removed: Mapping[str, tuple[int, Mapping[str, Any] | None]] | None = None,
+    removed: Mapping[str, tuple[PartitionSpec, DataFile]] | None = None,
 ) -> None:
     """No delete file that may apply to rows matching ``row_filter``, or to one of the
-    ``removed`` data files (path: spec id and partition), was added by the snapshots of
+    ``removed`` data files (path: its spec and file), was added by the snapshots of
     ``history`` (Java's ``validateNoNewDeleteFiles`` / ``validateNoNewDeletesForDataFiles``):
     removing or rewriting the data would resurrect the rows they delete."""
     ops = (Operation.OVERWRITE.value, Operation.DELETE.value)
@@ -205,7 +206,7 @@ def _deletes_for_files(
     staged: TableMetadata,
     history: list[Snapshot],
     operations: tuple[str, ...],
-    removed: Mapping[str, tuple[int, Mapping[str, Any] | None]],
+    removed: Mapping[str, tuple[PartitionSpec, DataFile]],
     io: FileIO,
 ) -> list[str]:
     """Which delete files added by ``history`` apply to a ``removed`` data file, as Java's
@@ -213,16 +214,18 @@ def _deletes_for_files(
     Planning"): a deletion vector or file-scoped position delete file to the data file it
     references; another position delete file to the files of its partition that its
     ``file_path`` bounds may cover; an equality delete file to the files of its partition, or
-    to every file when its spec is unpartitioned (global). Equality deletes are not narrowed
-    by their column bounds (Java does): a possible conflict is refused."""
+    to every file when its spec is unpartitioned (global), whose metrics may hold one of its
+    keys (the planner's overlap test, in the Rust core)."""
     by_partition: dict[Hashable, list[str]] = {}
-    for path, (spec_id, partition) in removed.items():
-        by_partition.setdefault(partition_key(spec_id, partition), []).append(path)
+    for path, (spec, file) in removed.items():
+        by_partition.setdefault(partition_key(spec.spec_id, file.partition), []).append(path)
+    reach = _EqualityReach(staged, removed)
     out: list[str] = []
     for manifest, entries in _added_entries(staged, history, operations, False, io):
         spec_id = int(manifest["partition_spec_id"])
         spec = spec_of(staged, spec_id, "a concurrent delete manifest")
-        for file in entries.column("data_file").to_pylist():
+        reached = reach.of(manifest, spec, entries)
+        for row, file in enumerate(entries.column("data_file").to_pylist()):
             path = file["file_path"]
             content = int(file["content"])
             if content == POSITION_DELETES:
@@ -249,8 +252,59 @@ def _deletes_for_files(
                     hits = list(removed)
                 else:
                     hits = by_partition.get(partition_key(spec_id, file.get("partition")), [])
-                out.extend(f"equality deletes {path} for {p}" for p in hits)
+                out.extend(f"equality deletes {path} for {p}" for p in hits if p in reached[row])
     return out
+
+
+class _EqualityReach:
+    """Which of the removed data files each new equality delete file may reach by metrics
+    (``_native.equality_delete_reach``); the removed files' entries are built once per
+    spec."""
+
+    def __init__(
+        self, staged: TableMetadata, removed: Mapping[str, tuple[PartitionSpec, DataFile]]
+    ) -> None:
+        self._schema_json = json.dumps(staged.schema().to_json())
+        by_spec: dict[int, tuple[PartitionSpec, list[DataFile]]] = {}
+        for spec, file in removed.values():
+            by_spec.setdefault(spec.spec_id, (spec, []))[1].append(file)
+        self._data = [
+            (
+                json.dumps(spec.to_json()),
+                [str(f.file_path) for f in files],
+                entries_table(
+                    [{"status": STATUS_ADDED, "data_file": f.to_row()} for f in files],
+                    spec=spec.to_json(),
+                    schema=self._schema_json,
+                ),
+            )
+            for spec, files in by_spec.values()
+        ]
+
+    def of(
+        self, manifest: Mapping[str, Any], spec: PartitionSpec, entries: pa.Table
+    ) -> list[set[str]]:
+        """For each entry of the delete manifest ``manifest``, the removed paths it may
+        reach (empty for entries that are not equality deletes)."""
+        out: list[set[str]] = [set() for _ in range(entries.num_rows)]
+        has_equality = pc.any(
+            pc.equal(pc.struct_field(entries.column("data_file"), "content"), EQUALITY_DELETES)
+        ).as_py()
+        if not has_equality:
+            return out
+        spec_json = json.dumps(spec.to_json())
+        for data_spec_json, paths, data_entries in self._data:
+            reached = _native.equality_delete_reach(
+                self._schema_json,
+                data_entries,
+                data_spec_json,
+                entries,
+                spec_json,
+                str(manifest["manifest_path"]),
+            )
+            for row, positions in enumerate(reached):
+                out[row].update(paths[i] for i in positions)
+        return out
 
 
 def _bound(file: Mapping[str, Any], column: str) -> bytes | None:

@@ -214,7 +214,7 @@ class RewriteFiles(MergingProducer):
             expressions.AlwaysFalse(),
             True,
             self.io,
-            {str(f.file_path): (spec.spec_id, f.partition) for spec, f in removed},
+            {str(f.file_path): (spec, f) for spec, f in removed},
         )
 
     def _check_record_counts(

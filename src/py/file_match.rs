@@ -64,17 +64,10 @@ fn manifest_data(
     label: &str,
 ) -> crate::Result<Arc<ManifestData>> {
     let spec = Arc::new(PartitionSpec::parse(spec_json, 0)?);
-    let partition_type = spec.partition_type(schema)?;
     let (batches, arrow_schema) = entries.into_inner();
     let batch = arrow_select::concat::concat_batches(&arrow_schema, &batches)
         .map_err(|e| Error::TypeMismatch(e.to_string()))?;
-    Ok(Arc::new(ManifestData::new(
-        label.to_owned(),
-        spec,
-        partition_type,
-        batch,
-        false,
-    )?))
+    ManifestData::of_spec(label, spec, schema, batch)
 }
 
 /// For each entry of `delete_entries` (the manifest `delete_manifest`), the

@@ -165,6 +165,25 @@ fn child<'a>(array: &'a StructArray, name: &str, manifest: &str) -> Result<&'a A
 }
 
 impl ManifestData {
+    /// Entries that did not come from a manifest file (task JSON, a conflict
+    /// check's files) as a manifest of `spec`, typed by `schema`; `label`
+    /// names them in errors.
+    pub fn of_spec(
+        label: &str,
+        spec: Arc<PartitionSpec>,
+        schema: &crate::spec::schema::Schema,
+        batch: RecordBatch,
+    ) -> Result<Arc<Self>> {
+        let partition_type = spec.partition_type(schema)?;
+        Ok(Arc::new(ManifestData::new(
+            label.to_owned(),
+            spec,
+            partition_type,
+            batch,
+            false,
+        )?))
+    }
+
     /// Wraps a batch from `read_manifest_as` (which must include `status`,
     /// the sequence numbers and the data_file columns the planner reads).
     pub fn new(

@@ -345,15 +345,8 @@ fn manifest_of(
     schema: &Schema,
     label: &str,
 ) -> Result<Arc<ManifestData>> {
-    let partition_type = spec.partition_type(schema)?;
-    let batch = files_batch(files, &partition_type)?;
-    Ok(Arc::new(ManifestData::new(
-        label.to_owned(),
-        spec,
-        partition_type,
-        batch,
-        false,
-    )?))
+    let batch = files_batch(files, &spec.partition_type(schema)?)?;
+    ManifestData::of_spec(label, spec, schema, batch)
 }
 
 /// Parses Appendix C task JSON.

@@ -32,7 +32,8 @@ use pyo3_arrow::ffi::ArrayIterator;
 use pyo3_arrow::input::AnyArray;
 use pyo3_arrow::{PyArray, PyArrayReader};
 
-use super::errors::{panic_message, to_py};
+use super::errors::to_py;
+use crate::error::panic_message;
 use crate::error::Error;
 
 /// A pyarrow Table (any object with `__arrow_c_stream__` of record batches).

@@ -9,7 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-use crate::error::Error;
+use crate::error::{panic_message, Error};
 
 /// The `frazil.errors` class name for each kind of error.
 fn class_name(error: &Error) -> &'static str {
@@ -58,15 +58,6 @@ pub fn guard<T>(work: impl FnOnce() -> crate::Result<T>) -> crate::Result<T> {
             panic_message(payload.as_ref())
         ))),
     }
-}
-
-/// The text a panic was raised with (`panic!` payloads are `&str` or `String`).
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned())
 }
 
 /// `guard`, then conversion to a Python exception.

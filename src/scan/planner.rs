@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use super::delete_file_index::{DeleteFileIndex, DeleteId};
 use super::evaluate::{MetricsEvaluator, SpecEvaluators};
 use super::files::{Content, FileRef, ManifestData};
-use crate::error::{Error, Result};
+use crate::error::{panic_message, Error, Result};
 use crate::expr::{bind, Bound, Expr, Unbound};
 use crate::manifest::{read_manifest_as, read_manifest_list, Inherit};
 use crate::memo::Memo;
@@ -573,14 +573,10 @@ impl ManifestJob {
                 .plan_manifest(&self.manifests[index], &self.deletes, &self.columns)
         }))
         .unwrap_or_else(|payload| {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_owned());
             Err(Error::Internal(format!(
-                "panic while planning manifest {}: {message}",
-                self.manifests[index].path
+                "panic while planning manifest {}: {}",
+                self.manifests[index].path,
+                panic_message(payload.as_ref())
             )))
         })
     }
@@ -774,18 +770,19 @@ pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream
         columns,
         manifests: data_manifests,
     });
-    let workers = if threads > 1 {
-        Workers::Pool {
-            pool: crate::runtime::pool(threads)?,
+    let (workers, receiver) = if threads > 1 {
+        let pool = crate::runtime::pool(threads)?;
+        let workers = Workers::Pool {
+            pool,
             job,
             sender,
             next: 0,
-        }
+        };
+        (workers, receiver)
     } else {
-        // One producer thread, bounded by the channel: the stream has no
-        // sender of its own, so the producer's end tells when it stopped.
+        // One producer thread, bounded by the channel: the stream holds no
+        // sender, so the producer's end tells when it stopped.
         let (bounded_sender, bounded_receiver) = sync_channel(WINDOW);
-        drop(sender);
         std::thread::Builder::new()
             .name("frazil-planner".to_owned())
             .spawn(move || {
@@ -798,16 +795,7 @@ pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream
                 }
             })
             .map_err(|e| Error::Internal(format!("cannot start the planner thread: {e}")))?;
-        let mut stream = PlanStream {
-            receiver: Some(bounded_receiver),
-            workers: Workers::Thread,
-            total,
-            taken: 0,
-            early: VecDeque::new(),
-            deletes: delete_files,
-        };
-        stream.dispatch();
-        return Ok(stream);
+        (Workers::Thread, bounded_receiver)
     };
     let mut stream = PlanStream {
         receiver: Some(receiver),

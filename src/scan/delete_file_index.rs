@@ -135,7 +135,11 @@ pub struct DataStats<'a> {
 
 impl DeleteFileIndex {
     /// Indexes the live delete files `files` (already filtered by the scan).
-    pub fn build(files: Vec<FileRef>, schema: &Schema) -> Result<Self> {
+    /// With `data_floor`, the smallest data sequence number of the data files
+    /// planned, delete files that apply only to older data are left out
+    /// (deletion vectors stay: one older than its data file is an error).
+    pub fn build(files: Vec<FileRef>, schema: &Schema, data_floor: Option<i64>) -> Result<Self> {
+        let below_floor = |apply: i64| data_floor.is_some_and(|floor| apply < floor);
         let mut global = Vec::new();
         let mut eq_by_partition: HashMap<PartitionKey, Vec<(i64, EqualityDelete)>> = HashMap::new();
         let mut pos_by_partition: HashMap<PartitionKey, Vec<(i64, DeleteId)>> = HashMap::new();
@@ -181,6 +185,7 @@ impl DeleteFileIndex {
                     }
                     dv_by_path.insert(target.to_owned(), id);
                 }
+                Content::PositionDeletes if below_floor(seq) => {}
                 Content::PositionDeletes => match manifest.referenced_location(row) {
                     Some(path) => pos_by_path
                         .entry(path.to_owned())
@@ -188,10 +193,11 @@ impl DeleteFileIndex {
                         .push((seq, id)),
                     None => pos_by_partition.entry(key()).or_default().push((seq, id)),
                 },
+                // Equality deletes apply to strictly older data: from the
+                // sequence number before theirs on.
+                Content::EqualityDeletes if below_floor(seq - 1) => {}
                 Content::EqualityDeletes => {
                     let delete = equality_delete(id, file, schema)?;
-                    // Equality deletes apply to strictly older data: from
-                    // the sequence number before theirs on.
                     let apply = seq - 1;
                     if manifest.spec.is_unpartitioned() {
                         global.push((apply, delete));

@@ -23,6 +23,7 @@ __all__ = [
     "InvalidTransformError",
     "InvalidUpdateError",
     "InvalidValueError",
+    "LostConnectionError",
     "NamespaceAlreadyExistsError",
     "NamespaceNotEmptyError",
     "NoSuchNamespaceError",
@@ -30,6 +31,7 @@ __all__ = [
     "NoSuchViewError",
     "NotFoundError",
     "PermissionDeniedError",
+    "SchemaMismatchError",
     "TableAlreadyExistsError",
     "TableUUIDMismatchError",
     "UnknownFieldError",
@@ -128,6 +130,10 @@ class InvalidDataError(FrazilError, ValueError):
     """Data that cannot be read: corrupt, truncated, or of the wrong format."""
 
 
+class SchemaMismatchError(ValidationError):
+    """Arrow data does not fit the table schema; the message lists every mismatch."""
+
+
 class InternalError(FrazilError, RuntimeError):
     """A bug in frazil (a caught panic of its Rust core). Please report it."""
 
@@ -145,8 +151,14 @@ class PermissionDeniedError(FrazilIOError, PermissionError):
 
 
 class AlreadyExistsError(FrazilIOError, FileExistsError):
-    """A file or object that must not exist yet already does (a metadata file is written once);
-    the message names it."""
+    """A file, object or catalog entry that must not exist yet already does (a metadata file is
+    written once); the message names it."""
+
+
+class LostConnectionError(FrazilIOError, ConnectionError):
+    """A catalog's database stopped answering after a statement was sent, so whether the
+    statement took effect is unknown; the message names the database. (A commit that loses its
+    connection raises :class:`CommitStateUnknownError` instead.)"""
 
 
 # --- catalogs -------------------------------------------------------------------------------

@@ -42,17 +42,13 @@ from frazil.catalog._common import (
     purge_table_files,
     table_schema,
 )
-from frazil.catalog._sqldb import (
-    Database,
-    IntegrityError,
-    LostConnectionError,
-    SqliteDatabase,
-    open_database,
-)
+from frazil.catalog._sqldb import Database, SqliteDatabase, open_database
 from frazil.errors import (
+    AlreadyExistsError,
     CommitFailedError,
     CommitStateUnknownError,
     FrazilIOError,
+    LostConnectionError,
     NamespaceAlreadyExistsError,
     NamespaceNotEmptyError,
     NoSuchNamespaceError,
@@ -136,7 +132,7 @@ class SqlCatalog(Catalog):
             if not self._db.table_exists(table):
                 try:
                     self._db.execute(create)
-                except (FrazilIOError, IntegrityError):
+                except FrazilIOError:
                     if not self._db.table_exists(table):
                         raise
         # Java's updateSchemaIfRequired with jdbc.schema-version=V1: views need the column.
@@ -189,7 +185,7 @@ class SqlCatalog(Catalog):
             self._db.transaction(
                 [(insert, (self.name, _name(ns), str(k), str(v))) for k, v in props.items()]
             )
-        except IntegrityError:
+        except AlreadyExistsError:
             raise NamespaceAlreadyExistsError(f"namespace {_name(ns)!r} already exists") from None
 
     def _all_namespaces(self) -> set[Identifier]:
@@ -327,7 +323,7 @@ class SqlCatalog(Catalog):
         write_metadata(metadata, location, io=io)
         try:
             self._insert(ident, location, "TABLE")
-        except IntegrityError:
+        except AlreadyExistsError:
             io.delete(location)
             raise TableAlreadyExistsError(
                 f"a table or view {_name(ident)!r} already exists"
@@ -403,7 +399,7 @@ class SqlCatalog(Catalog):
                 f"UPDATE {TABLES} SET table_namespace = ?, table_name = ? WHERE {_KEY} AND {kind}",
                 (_name(target[:-1]), target[-1], *self._key(source)),
             )
-        except IntegrityError:
+        except AlreadyExistsError:
             error_type = TableAlreadyExistsError if what == "table" else ViewAlreadyExistsError
             raise error_type(f"{_name(target)!r} already exists") from None
         if not changed:
@@ -418,7 +414,7 @@ class SqlCatalog(Catalog):
         read_metadata(metadata_location, io=self._file_io())
         try:
             self._insert(ident, metadata_location, "TABLE")
-        except IntegrityError:
+        except AlreadyExistsError:
             raise TableAlreadyExistsError(f"table {_name(ident)!r} already exists") from None
         return self.load_table(ident)
 
@@ -509,7 +505,7 @@ class SqlCatalog(Catalog):
             self._insert(ident, new_location, "VIEW")
         except BaseException as error:
             self._file_io().delete(new_location)
-            if isinstance(error, IntegrityError):
+            if isinstance(error, AlreadyExistsError):
                 raise ViewAlreadyExistsError(f"view {_name(ident)!r} already exists") from None
             raise
         return self.load_view(ident)

@@ -9,7 +9,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from frazil.errors import UnsafeNameError, ValidationError
+from frazil.errors import (
+    AlreadyExistsError,
+    FrazilIOError,
+    NotFoundError,
+    PermissionDeniedError,
+    UnsafeNameError,
+    ValidationError,
+)
 from frazil.io import FileIO
 from frazil.metadata import TableMetadata
 from frazil.schema import Schema
@@ -23,6 +30,7 @@ __all__ = [
     "PropertiesUpdateSummary",
     "View",
     "check_safe_name",
+    "os_error",
     "purge_table_files",
     "table_schema",
 ]
@@ -47,6 +55,20 @@ def check_safe_name(identifier: Iterable[str], what: str) -> None:
             reason = "it holds a control character"
         if reason is not None:
             raise UnsafeNameError(f"invalid {what} name {part!r} in {'.'.join(parts)!r}: {reason}")
+
+
+def os_error(what: str, error: OSError) -> FrazilIOError:
+    """``error`` of a local file-system call as the matching FrazilIOError: NotFoundError,
+    PermissionDeniedError, AlreadyExistsError, else FrazilIOError; the message is ``what``
+    and the system's reason."""
+    reason = error.strerror or str(error)
+    if isinstance(error, FileNotFoundError):
+        return NotFoundError(f"{what}: {reason}")
+    if isinstance(error, PermissionError):
+        return PermissionDeniedError(f"{what}: {reason}")
+    if isinstance(error, FileExistsError):
+        return AlreadyExistsError(f"{what}: {reason}")
+    return FrazilIOError(f"{what}: {reason}")
 
 
 def table_schema(schema: Schema | Any) -> Schema:

@@ -23,7 +23,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from frazil import _native
-from frazil.catalog import Catalog, Identifier, IdentifierLike, parse_version, to_identifier
+from frazil.catalog import (
+    Catalog,
+    Identifier,
+    IdentifierLike,
+    absolute_location,
+    parse_version,
+    to_identifier,
+)
 from frazil.catalog._common import PropertiesUpdateSummary, check_safe_name, purge_table_files
 from frazil.errors import (
     AlreadyExistsError,
@@ -57,7 +64,9 @@ def _is_local(location: str) -> bool:
 
 
 def _local_path(location: str) -> str:
-    return str(_native.parse_location(location)[3]) if "://" in location else location
+    if "://" in location or location.lower().startswith("file:"):
+        return str(_native.parse_location(location)[3])
+    return location
 
 
 class FileSystemCatalog(Catalog):
@@ -70,7 +79,7 @@ class FileSystemCatalog(Catalog):
         if not warehouse:
             raise ValidationError(f"FileSystemCatalog {name!r} needs a 'warehouse' property")
         if _is_local(warehouse):
-            warehouse = os.path.abspath(_local_path(warehouse))
+            warehouse = absolute_location(_local_path(warehouse))
         self.warehouse = warehouse.rstrip("/")
         self._local = _is_local(self.warehouse)
 
@@ -188,7 +197,7 @@ class FileSystemCatalog(Catalog):
 
     def _table_location(self, identifier: Identifier, location: str | None) -> str:
         path = self._path(identifier)
-        if location is not None and location.rstrip("/") != path:
+        if location is not None and absolute_location(location).rstrip("/") != path:
             raise ValidationError(
                 f"a file-system table lives in its directory {path}; it cannot be created at "
                 f"{location}"

@@ -491,7 +491,7 @@ class SqlCatalog(Catalog):
         texts = {dialect: sql} if isinstance(sql, str) else dict(sql)
         namespace = to_identifier(default_namespace) if default_namespace else ident[:-1]
         metadata = create_view(
-            (location or self._default_location(ident)).rstrip("/"),
+            self._table_location(ident, location).rstrip("/"),
             table_schema(schema),
             texts,
             default_namespace=namespace,

@@ -31,6 +31,7 @@ __all__ = [
     "NoSuchViewError",
     "NotFoundError",
     "PermissionDeniedError",
+    "PurgeIncompleteError",
     "SchemaMismatchError",
     "TableAlreadyExistsError",
     "TableUUIDMismatchError",
@@ -200,3 +201,23 @@ class UnsafeNameError(ValidationError):
 class UnsupportedOperationError(FrazilError):
     """An operation this catalog (or its storage) cannot do, such as renaming a table of a
     file-system catalog, or committing to an object store without conditional writes."""
+
+
+class PurgeIncompleteError(FrazilError):
+    """``drop_table(purge=True)`` (or ``purge_table``) dropped the table, whose catalog entry
+    is gone, but could not delete every file it reached: ``unreadable`` maps the files it could
+    not read (a damaged or missing manifest list or manifest, whose own files it could not
+    find and kept) to why, ``undeleted`` the files whose delete failed to why. Everything else
+    reachable was deleted. ``identifier`` is the dropped table."""
+
+    def __init__(
+        self,
+        message: str,
+        identifier: tuple[str, ...] = (),
+        unreadable: dict[str, str] | None = None,
+        undeleted: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.identifier = identifier
+        self.unreadable: dict[str, str] = dict(unreadable or {})
+        self.undeleted: dict[str, str] = dict(undeleted or {})

@@ -107,3 +107,4 @@ def test_errors_of_writes_and_catalogs_are_importable_from_frazil_errors() -> No
     assert issubclass(errors.SchemaMismatchError, errors.ValidationError)
     assert issubclass(errors.LostConnectionError, errors.FrazilIOError)
     assert issubclass(errors.LostConnectionError, ConnectionError)
+    assert issubclass(errors.PurgeIncompleteError, errors.FrazilError)

@@ -280,8 +280,49 @@ class Catalog(ABC):
     @abstractmethod
     def list_tables(self, namespace: IdentifierLike) -> list[Identifier]: ...
 
+    def create_table_if_not_exists(
+        self,
+        identifier: IdentifierLike,
+        schema: Schema | Any,
+        location: str | None = None,
+        partition_spec: PartitionSpec | None = None,
+        sort_order: SortOrder | None = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> Table:
+        """The table ``identifier``: created as :meth:`create_table` creates it, or, when a
+        table of that name exists (already, or created meanwhile by another writer), that
+        table, loaded as it is (pyiceberg's method: the arguments are not compared with it)."""
+        from frazil.errors import NoSuchTableError, TableAlreadyExistsError
+
+        try:
+            return self.create_table(
+                identifier,
+                schema,
+                location,
+                partition_spec,
+                sort_order,
+                properties,
+                format_version,
+            )
+        except TableAlreadyExistsError as exists:
+            try:
+                return self.load_table(identifier)
+            except NoSuchTableError:
+                # The name is a view's (or the table was dropped again): say what refused it.
+                raise exists from None
+
     @abstractmethod
-    def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None: ...
+    def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None:
+        """Remove the table from the catalog; ``purge`` also deletes the files its metadata
+        reaches, as Java's ``CatalogUtil.dropTableData``. A purge that cannot read or delete
+        some of them raises :class:`~frazil.errors.PurgeIncompleteError` after deleting the
+        rest: the table is dropped all the same."""
+
+    def purge_table(self, identifier: IdentifierLike) -> None:
+        """Drop the table and delete its files: ``drop_table(identifier, purge=True)``
+        (pyiceberg's name)."""
+        self.drop_table(identifier, purge=True)
 
     @abstractmethod
     def rename_table(

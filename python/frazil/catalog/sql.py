@@ -39,6 +39,7 @@ from frazil.catalog._common import (
     PropertiesUpdateSummary,
     View,
     check_safe_name,
+    metadata_to_purge,
     purge_table_files,
     table_schema,
 )
@@ -359,14 +360,16 @@ class SqlCatalog(Catalog):
 
     def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None:
         """Remove the table from the catalog; ``purge`` also deletes its files (data,
-        manifests, manifest lists, statistics, metadata) as Java's dropTableData does."""
+        manifests, manifest lists, statistics, metadata) as Java's dropTableData does, and
+        raises PurgeIncompleteError, the row being gone, when it could not read or delete some
+        of them. A purge whose current metadata file cannot be read drops nothing."""
         ident = self._table_identifier(identifier)
         metadata = None
         location = self._pointer(ident, _IS_TABLE)
         if location is None:
             raise NoSuchTableError(f"table {_name(ident)!r} does not exist")
         if purge:
-            metadata = read_metadata(location, io=self._file_io())
+            metadata = metadata_to_purge(ident, location, self._file_io())
         deleted = self._db.execute(
             f"DELETE FROM {TABLES} WHERE {_KEY} AND metadata_location = ? AND {_IS_TABLE}",
             (*self._key(ident), location),
@@ -376,7 +379,9 @@ class SqlCatalog(Catalog):
                 f"table {_name(ident)!r} changed or was dropped while it was being dropped"
             )
         if metadata is not None:
-            purge_table_files(metadata, location, self._file_io(metadata.properties))
+            purge_table_files(metadata, location, self._file_io(metadata.properties)).check(
+                ident, "its catalog entry is gone"
+            )
 
     def rename_table(
         self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike

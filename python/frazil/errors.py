@@ -23,6 +23,7 @@ __all__ = [
     "InvalidTransformError",
     "InvalidUpdateError",
     "InvalidValueError",
+    "LostConnectionError",
     "NamespaceAlreadyExistsError",
     "NamespaceNotEmptyError",
     "NoSuchNamespaceError",
@@ -30,6 +31,8 @@ __all__ = [
     "NoSuchViewError",
     "NotFoundError",
     "PermissionDeniedError",
+    "PurgeIncompleteError",
+    "SchemaMismatchError",
     "TableAlreadyExistsError",
     "TableUUIDMismatchError",
     "UnknownFieldError",
@@ -128,6 +131,10 @@ class InvalidDataError(FrazilError, ValueError):
     """Data that cannot be read: corrupt, truncated, or of the wrong format."""
 
 
+class SchemaMismatchError(ValidationError):
+    """Arrow data does not fit the table schema; the message lists every mismatch."""
+
+
 class InternalError(FrazilError, RuntimeError):
     """A bug in frazil (a caught panic of its Rust core). Please report it."""
 
@@ -145,8 +152,14 @@ class PermissionDeniedError(FrazilIOError, PermissionError):
 
 
 class AlreadyExistsError(FrazilIOError, FileExistsError):
-    """A file or object that must not exist yet already does (a metadata file is written once);
-    the message names it."""
+    """A file, object or catalog entry that must not exist yet already does (a metadata file is
+    written once); the message names it."""
+
+
+class LostConnectionError(FrazilIOError, ConnectionError):
+    """A catalog's database stopped answering after a statement was sent, so whether the
+    statement took effect is unknown; the message names the database. (A commit that loses its
+    connection raises :class:`CommitStateUnknownError` instead.)"""
 
 
 # --- catalogs -------------------------------------------------------------------------------
@@ -188,3 +201,23 @@ class UnsafeNameError(ValidationError):
 class UnsupportedOperationError(FrazilError):
     """An operation this catalog (or its storage) cannot do, such as renaming a table of a
     file-system catalog, or committing to an object store without conditional writes."""
+
+
+class PurgeIncompleteError(FrazilError):
+    """``drop_table(purge=True)`` (or ``purge_table``) dropped the table, whose catalog entry
+    is gone, but could not delete every file it reached: ``unreadable`` maps the files it could
+    not read (a damaged or missing manifest list or manifest, whose own files it could not
+    find and kept) to why, ``undeleted`` the files whose delete failed to why. Everything else
+    reachable was deleted. ``identifier`` is the dropped table."""
+
+    def __init__(
+        self,
+        message: str,
+        identifier: tuple[str, ...] = (),
+        unreadable: dict[str, str] | None = None,
+        undeleted: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.identifier = identifier
+        self.unreadable: dict[str, str] = dict(unreadable or {})
+        self.undeleted: dict[str, str] = dict(undeleted or {})

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import subprocess
 import sys
+from pathlib import Path
+from types import ModuleType
 
 import pyarrow as pa
 import pytest
@@ -44,3 +48,63 @@ def test_a_panic_does_not_abort_a_fresh_interpreter() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "caught internal error: panic in frazil's Rust core: boom" in done.stdout
+
+
+def _stray_exception_classes(package: ModuleType) -> list[str]:
+    """Exception classes defined in ``package`` anywhere but its ``errors`` module, and those
+    of that module that it does not export. Every module is imported: a class defined at
+    import time anywhere is found, whatever it is named or derives from."""
+    errors_module = f"{package.__name__}.errors"
+    found = []
+    for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if not (isinstance(value, type) and issubclass(value, BaseException)):
+                continue
+            if value.__module__ != info.name:
+                continue  # imported here, defined elsewhere
+            exported = getattr(sys.modules[errors_module], "__all__", ())
+            if info.name != errors_module or name not in exported:
+                found.append(f"{info.name}.{name}")
+    return sorted(found)
+
+
+def test_every_exception_class_is_defined_and_exported_in_frazil_errors() -> None:
+    import frazil
+
+    stray = _stray_exception_classes(frazil)
+    assert not stray, (
+        "define exception classes in frazil/errors.py and list them in its __all__: "
+        + ", ".join(stray)
+    )
+
+
+def test_the_check_finds_a_stray_exception_class(tmp_path: Path) -> None:
+    package = tmp_path / "strayed"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "errors.py").write_text(
+        "__all__ = ['Listed']\nclass Listed(Exception): ...\nclass Unlisted(Exception): ...\n"
+    )
+    (package / "reader.py").write_text(
+        "from strayed.errors import Listed\nclass LocalError(Listed): ...\n"
+        "class Odd(KeyError): ...\nclass NotAnError: ...\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        found = _stray_exception_classes(importlib.import_module("strayed"))
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.split(".")[0] == "strayed"]:
+            del sys.modules[name]
+    assert found == ["strayed.errors.Unlisted", "strayed.reader.LocalError", "strayed.reader.Odd"]
+
+
+def test_errors_of_writes_and_catalogs_are_importable_from_frazil_errors() -> None:
+    from frazil.table.write import SchemaMismatchError as FromWrite
+
+    assert FromWrite is errors.SchemaMismatchError
+    assert issubclass(errors.SchemaMismatchError, errors.ValidationError)
+    assert issubclass(errors.LostConnectionError, errors.FrazilIOError)
+    assert issubclass(errors.LostConnectionError, ConnectionError)
+    assert issubclass(errors.PurgeIncompleteError, errors.FrazilError)

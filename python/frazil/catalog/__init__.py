@@ -12,6 +12,7 @@ metadata.
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
 from abc import ABC, abstractmethod
@@ -19,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from frazil.errors import CommitFailedError, ValidationError
+from frazil import _native
+from frazil.errors import CommitFailedError, FrazilError, FrazilIOError, ValidationError
 from frazil.io import FileIO
 from frazil.metadata import TableMetadata, write_metadata
 from frazil.table._apply import apply_updates
@@ -85,6 +87,28 @@ class CommitTableResponse:
     metadata_location: str
 
 
+def absolute_location(location: str) -> str:
+    """``location`` with a relative local path made absolute against the current directory
+    (URIs and absolute paths as they are). A catalog stores where a table lives for every
+    later reader, whose current directory may differ; Java's catalogs qualify a warehouse path
+    the same way (Hadoop's ``Path.makeQualified``)."""
+    if "://" in location or location.lower().startswith("file:") or os.path.isabs(location):
+        return location
+    try:
+        scheme = _native.parse_location(location)[0]
+    except FrazilError:
+        return location  # not a local path: the FileIO names the problem where it is used
+    if scheme not in ("", "file"):
+        return location
+    try:
+        return os.path.abspath(location)
+    except OSError as error:  # the current directory was deleted
+        raise FrazilIOError(
+            f"cannot make the relative location {location!r} absolute: the current directory "
+            f"is unavailable ({error.strerror or error})"
+        ) from None
+
+
 def to_identifier(identifier: IdentifierLike) -> Identifier:
     """``"a.b.t"`` or ``("a", "b", "t")`` as a tuple; refuses empty parts."""
     parts = tuple(identifier.split(".")) if isinstance(identifier, str) else tuple(identifier)
@@ -101,6 +125,8 @@ class Catalog(ABC):
     def __init__(self, name: str, **properties: str) -> None:
         self.name = name
         self.properties: dict[str, str] = dict(properties)
+        if self.properties.get("warehouse"):
+            self.properties["warehouse"] = absolute_location(self.properties["warehouse"])
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -187,10 +213,10 @@ class Catalog(ABC):
         return ident
 
     def _table_location(self, identifier: Identifier, location: str | None) -> str:
-        """Where a new table goes: ``location``, else ``<warehouse>/<namespace...>/<name>``
-        (Java's default location)."""
+        """Where a new table goes: ``location`` (a relative path made absolute), else
+        ``<warehouse>/<namespace...>/<name>`` (Java's default location)."""
         if location:
-            return location
+            return absolute_location(location)
         warehouse = self.properties.get("warehouse")
         if not warehouse:
             raise ValidationError(
@@ -254,8 +280,49 @@ class Catalog(ABC):
     @abstractmethod
     def list_tables(self, namespace: IdentifierLike) -> list[Identifier]: ...
 
+    def create_table_if_not_exists(
+        self,
+        identifier: IdentifierLike,
+        schema: Schema | Any,
+        location: str | None = None,
+        partition_spec: PartitionSpec | None = None,
+        sort_order: SortOrder | None = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> Table:
+        """The table ``identifier``: created as :meth:`create_table` creates it, or, when a
+        table of that name exists (already, or created meanwhile by another writer), that
+        table, loaded as it is (pyiceberg's method: the arguments are not compared with it)."""
+        from frazil.errors import NoSuchTableError, TableAlreadyExistsError
+
+        try:
+            return self.create_table(
+                identifier,
+                schema,
+                location,
+                partition_spec,
+                sort_order,
+                properties,
+                format_version,
+            )
+        except TableAlreadyExistsError as exists:
+            try:
+                return self.load_table(identifier)
+            except NoSuchTableError:
+                # The name is a view's (or the table was dropped again): say what refused it.
+                raise exists from None
+
     @abstractmethod
-    def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None: ...
+    def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None:
+        """Remove the table from the catalog; ``purge`` also deletes the files its metadata
+        reaches, as Java's ``CatalogUtil.dropTableData``. A purge that cannot read or delete
+        some of them raises :class:`~frazil.errors.PurgeIncompleteError` after deleting the
+        rest: the table is dropped all the same."""
+
+    def purge_table(self, identifier: IdentifierLike) -> None:
+        """Drop the table and delete its files: ``drop_table(identifier, purge=True)``
+        (pyiceberg's name)."""
+        self.drop_table(identifier, purge=True)
 
     @abstractmethod
     def rename_table(

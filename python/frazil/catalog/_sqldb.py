@@ -20,19 +20,18 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import unquote
 
-from frazil.errors import FrazilError, FrazilIOError, ValidationError
+from frazil.errors import (
+    AlreadyExistsError,
+    FrazilError,
+    FrazilIOError,
+    InvalidDataError,
+    LostConnectionError,
+    ValidationError,
+)
 
-__all__ = ["Database", "IntegrityError", "LostConnectionError", "open_database"]
+__all__ = ["Database", "open_database"]
 
 Params = Sequence[Any]
-
-
-class IntegrityError(FrazilError):
-    """A unique key violated (a row that exists already)."""
-
-
-class LostConnectionError(FrazilError):
-    """The database stopped answering after a statement was sent: its effect is unknown."""
 
 
 class Database:
@@ -94,6 +93,27 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_close_keepers_before_fork)
 
 
+# SQLite's primary result codes (sqlite3 names them only from Python 3.11, with the code).
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+
+
+def _sqlite_error(description: str, error: sqlite3.Error) -> FrazilError:
+    """The FrazilError for an error of the sqlite3 module, naming the database file: a unique
+    key violated (a row that exists already) is AlreadyExistsError, which the catalog turns
+    into the already-exists error of what it created; a file that is not a SQLite database
+    (SQLITE_NOTADB) or is corrupt (SQLITE_CORRUPT) is InvalidDataError; anything else (locked,
+    read-only, disk full, I/O) is FrazilIOError."""
+    if isinstance(error, sqlite3.IntegrityError):
+        return AlreadyExistsError(f"{description}: {error}")
+    code = getattr(error, "sqlite_errorcode", None)  # an extended code: the low byte is primary
+    if (code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)) or (
+        code is None and type(error) is sqlite3.DatabaseError
+    ):
+        return InvalidDataError(f"{description}: not a readable SQLite catalog database ({error})")
+    return FrazilIOError(f"{description}: {error}")
+
+
 class SqliteDatabase(Database):
     dialect = "sqlite"
 
@@ -106,7 +126,13 @@ class SqliteDatabase(Database):
             self._memory_keeper = sqlite3.connect(path, uri=True, check_same_thread=False)
             self._uri = True
         else:
-            path = os.path.abspath(path)
+            try:
+                path = os.path.abspath(path)
+            except OSError as error:  # the current directory was deleted
+                raise FrazilIOError(
+                    f"cannot open the SQLite catalog {path}: the current directory is "
+                    f"unavailable ({error.strerror or error})"
+                ) from None
             parent = os.path.dirname(path)
             if not os.path.isdir(parent):
                 raise FrazilIOError(
@@ -165,6 +191,8 @@ class SqliteDatabase(Database):
             conn.execute("PRAGMA journal_mode=WAL")
         except sqlite3.OperationalError:
             pass
+        except sqlite3.Error as error:
+            raise _sqlite_error(self.description, error) from None
         finally:
             conn.close()
 
@@ -183,10 +211,8 @@ class SqliteDatabase(Database):
             raise FrazilIOError(f"cannot open the SQLite catalog {self.path}: {error}") from None
         try:
             yield conn
-        except sqlite3.IntegrityError as error:
-            raise IntegrityError(f"{self.description}: {error}") from None
-        except sqlite3.OperationalError as error:
-            raise FrazilIOError(f"{self.description}: {error}") from None
+        except sqlite3.Error as error:
+            raise _sqlite_error(self.description, error) from None
         finally:
             conn.close()
 
@@ -244,7 +270,7 @@ class PostgresDatabase(Database):
         try:
             yield conn
         except psycopg.errors.UniqueViolation as error:
-            raise IntegrityError(f"{self.description}: {error}") from None
+            raise AlreadyExistsError(f"{self.description}: {error}") from None
         except psycopg.OperationalError as error:
             if conn.closed or conn.broken:
                 raise LostConnectionError(f"{self.description}: {error}") from None
@@ -281,11 +307,20 @@ class PostgresDatabase(Database):
         return bool(rows)
 
 
+_ACCEPTED_URIS = (
+    "sqlite:////absolute/path.db, sqlite:///relative/path.db, sqlite:///:memory:, "
+    "jdbc:sqlite:<path>, postgresql://[user[:password]@]host[:port]/database "
+    "(also postgresql+psycopg://, jdbc:postgresql://)"
+)
+
+
 def open_database(uri: str, properties: dict[str, str]) -> Database:
     """The database of ``uri``: ``sqlite:///<path>`` (SQLAlchemy's form, as pyiceberg users
-    write it: ``sqlite:////abs/path.db``, ``sqlite:///relative.db``, ``sqlite:///:memory:``),
-    ``jdbc:sqlite:<path>`` or a plain path for SQLite; ``postgresql://...`` (also
-    ``postgresql+psycopg://``, ``jdbc:postgresql://``) for PostgreSQL."""
+    write it: ``sqlite:////abs/path.db``, ``sqlite:///relative.db``, ``sqlite:///:memory:``)
+    or ``jdbc:sqlite:<path>`` (Java's) for SQLite; ``postgresql://...`` (also
+    ``postgresql+psycopg://``, ``jdbc:postgresql://``) for PostgreSQL. Anything else is
+    refused, a plain path included: a typo such as ``sqlite:rel.db`` would otherwise become a
+    new, empty database file of that name."""
 
     def number(key: str, default: int) -> int:
         text = properties.get(key, str(default))
@@ -295,6 +330,9 @@ def open_database(uri: str, properties: dict[str, str]) -> Database:
             raise ValidationError(
                 f"catalog property {key} must be an integer, got {text!r}"
             ) from None
+
+    def refuse(why: str) -> ValidationError:
+        return ValidationError(f"catalog uri {uri!r} {why}; the accepted forms: {_ACCEPTED_URIS}")
 
     lowered = uri.lower()
     for prefix in ("postgresql+psycopg://", "postgresql+psycopg2://", "jdbc:postgresql://"):
@@ -306,14 +344,17 @@ def open_database(uri: str, properties: dict[str, str]) -> Database:
     if lowered.startswith("sqlite://"):
         rest = uri[len("sqlite://") :]
         if not rest.startswith("/"):
-            raise ValidationError(f"a SQLite catalog URI is sqlite:///<path>, got {uri!r}")
+            raise refuse("names a host, not a path (sqlite:///<path> has three slashes)")
         path = unquote(rest[1:]) or ":memory:"
     elif lowered.startswith("jdbc:sqlite:"):
-        path = uri[len("jdbc:sqlite:") :]
+        # sqlite-jdbc's forms: a path, or nothing / :memory: for an in-memory database.
+        path = uri[len("jdbc:sqlite:") :] or ":memory:"
+        if path.lower().startswith("file:"):
+            raise refuse("uses an SQLite URI filename, which frazil does not read")
+    elif lowered.startswith("sqlite:"):
+        raise refuse("is not a URL: sqlite: is followed by ///<path>")
     elif "://" in uri:
-        raise ValidationError(
-            f"unsupported catalog URI {uri!r}: use sqlite:///<path>, a path, or postgresql://..."
-        )
+        raise refuse("has a scheme frazil's SQL catalog does not support")
     else:
-        path = uri
+        raise refuse("is not a URI (a plain path is not accepted: write sqlite:///<path>)")
     return SqliteDatabase(path, number("busy-timeout-ms", 30_000))

@@ -17,9 +17,18 @@ A catalog's properties are merged from, lowest first:
 3. keyword arguments of :func:`load_catalog`.
 
 ``type`` is ``sql``, ``filesystem`` (also ``hadoop``) or ``memory``; when absent it is inferred:
-a ``uri`` means sql, else a ``warehouse`` means filesystem. With no configuration at all,
-``load_catalog("default")`` is an embedded SQLite catalog at ``./frazil-warehouse/catalog.db``
-with the warehouse ``./frazil-warehouse`` (absolute paths of the current directory).
+a ``uri`` means sql, else a ``warehouse`` means filesystem. A relative local ``warehouse`` is
+made absolute (against the current directory) when the catalog is created, so tables keep
+their place when the program later runs elsewhere.
+
+A name must be configured: a catalog the file or the variables name, or one whose keyword
+arguments say what it is (``type``, ``uri`` or ``warehouse``). Any other name is an error
+listing the configured catalogs, so a mistyped name never silently becomes a new, empty
+catalog. The one exception: with no configuration at all (no file naming a catalog, no
+``FRAZIL_CATALOG__`` variable), ``load_catalog("default")`` is an embedded SQLite catalog at
+``./frazil-warehouse/catalog.db`` with the warehouse ``./frazil-warehouse`` (absolute paths of
+the current directory). With a configuration, ``default`` is a name like any other; an entry
+``default: {}`` (no ``uri``) gives the embedded catalog there too.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from frazil.catalog import Catalog
+from frazil.catalog import Catalog, absolute_location
 from frazil.errors import ValidationError
 
 __all__ = ["catalog_properties", "load_catalog"]
@@ -43,45 +52,87 @@ def _config_file() -> Path:
     return Path(explicit) if explicit else Path.home() / ".frazil.yaml"
 
 
-def _file_properties(name: str) -> dict[str, str]:
+def _file_catalogs() -> tuple[Path | None, dict[str, Any]]:
+    """The configuration file (None when there is none) and its catalogs by lower-cased name."""
     path = _config_file()
     if not path.is_file():
         if os.environ.get("FRAZIL_CONFIG"):
             raise ValidationError(f"FRAZIL_CONFIG names {path}, which is not a file")
-        return {}
+        return None, {}
     import yaml  # type: ignore[import-untyped]
 
     try:
         loaded: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as error:
         raise ValidationError(f"{path}: not valid YAML ({error})") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValidationError(f"{path}: cannot be read ({error})") from None
     if loaded is None:
-        return {}
+        return path, {}
     if not isinstance(loaded, Mapping) or not isinstance(loaded.get("catalog", {}), Mapping):
         raise ValidationError(f"{path}: expected 'catalog: {{<name>: {{key: value}}}}'")
-    catalogs = {str(k).lower(): v for k, v in (loaded.get("catalog") or {}).items()}
+    return path, {str(k).lower(): v for k, v in (loaded.get("catalog") or {}).items()}
+
+
+def _file_properties(path: Path | None, catalogs: Mapping[str, Any], name: str) -> dict[str, str]:
     entry = catalogs.get(name.lower()) or {}
     if not isinstance(entry, Mapping):
         raise ValidationError(f"{path}: catalog {name!r} must be a mapping of properties")
     return {str(k): str(v) for k, v in entry.items() if v is not None}
 
 
-def _env_properties(name: str) -> dict[str, str]:
-    found = {}
+def _env_catalogs() -> dict[str, dict[str, str]]:
+    """The properties ``FRAZIL_CATALOG__<NAME>__<KEY>`` variables give, by lower-cased name."""
+    found: dict[str, dict[str, str]] = {}
     for variable, value in os.environ.items():
         if not variable.upper().startswith(ENV_PREFIX):
             continue
         rest = variable[len(ENV_PREFIX) :]
         catalog, sep, key = rest.partition("__")
-        if not sep or not key or catalog.lower() != name.lower():
+        if not sep or not key or not catalog:
             continue
-        found[key.lower().replace("__", ".").replace("_", "-")] = value
+        key = key.lower().replace("__", ".").replace("_", "-")
+        found.setdefault(catalog.lower(), {})[key] = value
     return found
 
 
+# Keyword arguments that say what a catalog is, so that they configure one on their own.
+_DEFINING = ("type", "uri", "warehouse")
+
+
 def catalog_properties(name: str, **properties: str) -> dict[str, str]:
-    """The merged properties of catalog ``name`` (file < environment < ``properties``)."""
-    return {**_file_properties(name), **_env_properties(name), **properties}
+    """The merged properties of catalog ``name`` (file < environment < ``properties``).
+
+    Raises ValidationError when ``name`` is not configured (see the module docs)."""
+    path, in_file = _file_catalogs()
+    in_env = _env_catalogs()
+    key = name.lower()
+    configured = sorted(set(in_file) | set(in_env))
+    known = key in in_file or key in in_env or any(properties.get(k) for k in _DEFINING)
+    if not known and not (key == "default" and not configured):
+        raise ValidationError(_unknown_catalog(name, path, configured))
+    return {
+        **_file_properties(path, in_file, name),
+        **in_env.get(key, {}),
+        **properties,
+    }
+
+
+def _unknown_catalog(name: str, path: Path | None, configured: list[str]) -> str:
+    where = f"{path}" if path is not None else f"{_config_file()} (absent)"
+    variables = f"{ENV_PREFIX}{name.upper()}__<KEY> variables"
+    if configured:
+        return (
+            f"no catalog {name!r} is configured: the configured catalogs are "
+            f"{', '.join(repr(c) for c in configured)} (from {where} and {ENV_PREFIX}* "
+            f"variables); add {name!r} there or set {variables}"
+        )
+    return (
+        f"no catalog {name!r} is configured: there is no configuration ({where}, no "
+        f"{ENV_PREFIX}* variables), and without one only 'default', the embedded catalog in "
+        f"./{DEFAULT_DIRECTORY}, exists; configure {name!r} in that file, set {variables}, or "
+        "give its type, uri or warehouse"
+    )
 
 
 def _infer_type(props: Mapping[str, str]) -> str:
@@ -101,9 +152,14 @@ def load_catalog(name: str | None = "default", **properties: str) -> Catalog:
         from frazil.catalog.sql import SqlCatalog
 
         if not props.get("uri"):
-            directory = Path.cwd() / DEFAULT_DIRECTORY
+            directory = Path(absolute_location(DEFAULT_DIRECTORY))
             props.setdefault("warehouse", str(directory))
-            directory.mkdir(parents=True, exist_ok=True)
+            from frazil.catalog._common import os_error
+
+            try:
+                directory.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise os_error(f"cannot create the embedded catalog's {directory}", error) from None
             props["uri"] = f"sqlite:///{directory / 'catalog.db'}"
         return SqlCatalog(name, **props)
     if kind in ("filesystem", "hadoop"):

@@ -15,19 +15,37 @@ cannot be renamed, namespaces have no stored properties, and there are no views.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import shutil
+import sys
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from frazil import _native
-from frazil.catalog import Catalog, Identifier, IdentifierLike, parse_version, to_identifier
-from frazil.catalog._common import PropertiesUpdateSummary, check_safe_name, purge_table_files
+from frazil.catalog import (
+    Catalog,
+    Identifier,
+    IdentifierLike,
+    absolute_location,
+    parse_version,
+    to_identifier,
+)
+from frazil.catalog._common import (
+    PropertiesUpdateSummary,
+    PurgeOutcome,
+    check_safe_name,
+    metadata_to_purge,
+    os_error,
+    purge_table_files,
+)
 from frazil.errors import (
     AlreadyExistsError,
     CommitFailedError,
+    FrazilError,
     FrazilIOError,
     NamespaceAlreadyExistsError,
     NamespaceNotEmptyError,
@@ -40,6 +58,7 @@ from frazil.errors import (
 )
 from frazil.metadata import TableMetadata, read_metadata, write_metadata
 from frazil.table._table import _metadata_in_directory
+from frazil.table.maintenance._delete import delete_all
 
 if TYPE_CHECKING:
     from frazil.table._table import Table
@@ -57,7 +76,32 @@ def _is_local(location: str) -> bool:
 
 
 def _local_path(location: str) -> str:
-    return str(_native.parse_location(location)[3]) if "://" in location else location
+    if "://" in location or location.lower().startswith("file:"):
+        return str(_native.parse_location(location)[3])
+    return location
+
+
+@contextlib.contextmanager
+def _os_errors(action: str, path: str) -> Iterator[None]:
+    """The OSError of a local directory operation as the FrazilIOError that says what failed
+    and where (the FileIO does the same for files)."""
+    try:
+        yield
+    except FrazilError:
+        raise
+    except OSError as error:
+        raise os_error(f"cannot {action} {path}", error) from None
+
+
+def _list_dir(path: str) -> list[str]:
+    """The names in the local directory ``path``; none when it does not exist or is not a
+    directory (a namespace or table that is not there)."""
+    try:
+        return os.listdir(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as error:
+        raise os_error(f"cannot list {path}", error) from None
 
 
 class FileSystemCatalog(Catalog):
@@ -70,7 +114,7 @@ class FileSystemCatalog(Catalog):
         if not warehouse:
             raise ValidationError(f"FileSystemCatalog {name!r} needs a 'warehouse' property")
         if _is_local(warehouse):
-            warehouse = os.path.abspath(_local_path(warehouse))
+            warehouse = absolute_location(_local_path(warehouse))
         self.warehouse = warehouse.rstrip("/")
         self._local = _is_local(self.warehouse)
 
@@ -89,17 +133,13 @@ class FileSystemCatalog(Catalog):
         io = self._file_io()
         if self._local:
             directory = os.path.join(path, "metadata")
-            return os.path.isdir(directory) and any(
-                n.endswith(".metadata.json") for n in os.listdir(directory)
-            )
+            return any(n.endswith(".metadata.json") for n in _list_dir(directory))
         return any(i.location.endswith(".metadata.json") for i in io.list(path + "/metadata"))
 
     def _children(self, path: str) -> list[str]:
         """The directory names directly under ``path``."""
         if self._local:
-            if not os.path.isdir(path):
-                return []
-            return sorted(n for n in os.listdir(path) if os.path.isdir(os.path.join(path, n)))
+            return sorted(n for n in _list_dir(path) if os.path.isdir(os.path.join(path, n)))
         prefix = _native.parse_location(path)[3].rstrip("/") + "/"
         names = set()
         for info in self._file_io().list(path):
@@ -144,9 +184,16 @@ class FileSystemCatalog(Catalog):
                 "an object store has no directories: its namespaces exist through their tables"
             )
         path = self._path(ns)
-        if os.path.exists(path):
+        if os.path.lexists(path):
             raise NamespaceAlreadyExistsError(f"namespace {'.'.join(ns)!r} already exists")
-        os.makedirs(path)
+        try:
+            os.makedirs(path)
+        except FileExistsError:
+            raise NamespaceAlreadyExistsError(
+                f"namespace {'.'.join(ns)!r} already exists ({path})"
+            ) from None
+        except OSError as error:
+            raise os_error(f"cannot create namespace {'.'.join(ns)!r} at {path}", error) from None
 
     def list_namespaces(self, namespace: IdentifierLike = ()) -> list[Identifier]:
         parent = self._checked(namespace, "namespace") if namespace else ()
@@ -163,9 +210,10 @@ class FileSystemCatalog(Catalog):
         self._require_namespace(ns)
         path = self._path(ns)
         if self._local:
-            if os.listdir(path):
+            if _list_dir(path):
                 raise NamespaceNotEmptyError(f"namespace {'.'.join(ns)!r} is not empty ({path})")
-            os.rmdir(path)
+            with _os_errors(f"drop namespace {'.'.join(ns)!r}: cannot remove", path):
+                os.rmdir(path)
         elif self._children(path):
             raise NamespaceNotEmptyError(f"namespace {'.'.join(ns)!r} is not empty ({path})")
 
@@ -188,7 +236,7 @@ class FileSystemCatalog(Catalog):
 
     def _table_location(self, identifier: Identifier, location: str | None) -> str:
         path = self._path(identifier)
-        if location is not None and location.rstrip("/") != path:
+        if location is not None and absolute_location(location).rstrip("/") != path:
             raise ValidationError(
                 f"a file-system table lives in its directory {path}; it cannot be created at "
                 f"{location}"
@@ -234,19 +282,43 @@ class FileSystemCatalog(Catalog):
 
     def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None:
         """Delete the table's directory (Java's HadoopCatalog does, purge or not); ``purge``
-        first deletes the files its metadata reaches outside it."""
+        first deletes the files its metadata reaches outside it, and raises
+        PurgeIncompleteError, the directory being gone, when it could not read or delete some
+        of them. A purge whose current metadata file cannot be read drops nothing."""
         ident = self._table_identifier(identifier)
         location = self._current_metadata_location(ident)
         io = self._file_io()
+        outcome = PurgeOutcome()
         if purge:
-            metadata = read_metadata(location, io=io)
-            purge_table_files(metadata, location, self._file_io(metadata.properties))
+            metadata = metadata_to_purge(ident, location, io)
+            outcome = purge_table_files(metadata, location, self._file_io(metadata.properties))
         path = self._path(ident)
+        left: dict[str, str] = {}
         if self._local:
-            shutil.rmtree(path, ignore_errors=True)
+
+            def failed(_function: object, failed_path: str, error: BaseException) -> None:
+                # Gone already is deleted; a directory left non-empty by a file that could not
+                # be deleted is reported through that file.
+                if isinstance(error, FileNotFoundError) or (
+                    isinstance(error, OSError) and error.errno == errno.ENOTEMPTY
+                ):
+                    return
+                left[failed_path] = str(getattr(error, "strerror", None) or error)
+
+            if sys.version_info >= (3, 12):
+                shutil.rmtree(path, onexc=failed)
+            else:
+                shutil.rmtree(path, onerror=lambda f, p, info: failed(f, p, info[1]))
         else:
-            for info in io.list(path):
-                io.delete(info.location)
+            failures = delete_all([info.location for info in io.list(path)], io.delete)
+            left = {loc: str(error) for loc, error in failures.items()}
+        if left:
+            # Part of the directory stays: the table may still be found there.
+            raise FrazilIOError(
+                f"dropping table {'.'.join(ident)!r} left {len(left)} file(s) of its directory "
+                f"{path} undeleted: {', '.join(f'{p} ({why})' for p, why in sorted(left.items()))}"
+            )
+        outcome.check(ident, f"its directory {path} is deleted")
 
     def rename_table(
         self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike

@@ -18,6 +18,7 @@ from frazil.catalog import (
     next_metadata_location,
     to_identifier,
 )
+from frazil.catalog._common import metadata_to_purge, purge_table_files
 from frazil.errors import (
     CommitFailedError,
     NamespaceAlreadyExistsError,
@@ -125,10 +126,20 @@ class InMemoryCatalog(Catalog):
         return sorted(t for t in self._tables if t[:-1] == ns)
 
     def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None:
+        """Forget the table; ``purge`` also deletes its files, as the other catalogs do."""
         ident = to_identifier(identifier)
+        location = self._current_metadata_location(ident)
+        metadata = metadata_to_purge(ident, location, self._file_io()) if purge else None
         with self._lock:
-            if self._tables.pop(ident, None) is None:
-                raise NoSuchTableError(f"table {'.'.join(ident)} does not exist")
+            if self._tables.get(ident) != location:
+                raise CommitFailedError(
+                    f"table {'.'.join(ident)} changed or was dropped while it was being dropped"
+                )
+            del self._tables[ident]
+        if metadata is not None:
+            purge_table_files(metadata, location, self._file_io(metadata.properties)).check(
+                ident, "the catalog no longer holds it"
+            )
 
     def rename_table(
         self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike

@@ -39,20 +39,17 @@ from frazil.catalog._common import (
     PropertiesUpdateSummary,
     View,
     check_safe_name,
+    metadata_to_purge,
     purge_table_files,
     table_schema,
 )
-from frazil.catalog._sqldb import (
-    Database,
-    IntegrityError,
-    LostConnectionError,
-    SqliteDatabase,
-    open_database,
-)
+from frazil.catalog._sqldb import Database, SqliteDatabase, open_database
 from frazil.errors import (
+    AlreadyExistsError,
     CommitFailedError,
     CommitStateUnknownError,
     FrazilIOError,
+    LostConnectionError,
     NamespaceAlreadyExistsError,
     NamespaceNotEmptyError,
     NoSuchNamespaceError,
@@ -136,7 +133,7 @@ class SqlCatalog(Catalog):
             if not self._db.table_exists(table):
                 try:
                     self._db.execute(create)
-                except (FrazilIOError, IntegrityError):
+                except FrazilIOError:
                     if not self._db.table_exists(table):
                         raise
         # Java's updateSchemaIfRequired with jdbc.schema-version=V1: views need the column.
@@ -189,7 +186,7 @@ class SqlCatalog(Catalog):
             self._db.transaction(
                 [(insert, (self.name, _name(ns), str(k), str(v))) for k, v in props.items()]
             )
-        except IntegrityError:
+        except AlreadyExistsError:
             raise NamespaceAlreadyExistsError(f"namespace {_name(ns)!r} already exists") from None
 
     def _all_namespaces(self) -> set[Identifier]:
@@ -327,7 +324,7 @@ class SqlCatalog(Catalog):
         write_metadata(metadata, location, io=io)
         try:
             self._insert(ident, location, "TABLE")
-        except IntegrityError:
+        except AlreadyExistsError:
             io.delete(location)
             raise TableAlreadyExistsError(
                 f"a table or view {_name(ident)!r} already exists"
@@ -363,14 +360,16 @@ class SqlCatalog(Catalog):
 
     def drop_table(self, identifier: IdentifierLike, purge: bool = False) -> None:
         """Remove the table from the catalog; ``purge`` also deletes its files (data,
-        manifests, manifest lists, statistics, metadata) as Java's dropTableData does."""
+        manifests, manifest lists, statistics, metadata) as Java's dropTableData does, and
+        raises PurgeIncompleteError, the row being gone, when it could not read or delete some
+        of them. A purge whose current metadata file cannot be read drops nothing."""
         ident = self._table_identifier(identifier)
         metadata = None
         location = self._pointer(ident, _IS_TABLE)
         if location is None:
             raise NoSuchTableError(f"table {_name(ident)!r} does not exist")
         if purge:
-            metadata = read_metadata(location, io=self._file_io())
+            metadata = metadata_to_purge(ident, location, self._file_io())
         deleted = self._db.execute(
             f"DELETE FROM {TABLES} WHERE {_KEY} AND metadata_location = ? AND {_IS_TABLE}",
             (*self._key(ident), location),
@@ -380,7 +379,9 @@ class SqlCatalog(Catalog):
                 f"table {_name(ident)!r} changed or was dropped while it was being dropped"
             )
         if metadata is not None:
-            purge_table_files(metadata, location, self._file_io(metadata.properties))
+            purge_table_files(metadata, location, self._file_io(metadata.properties)).check(
+                ident, "its catalog entry is gone"
+            )
 
     def rename_table(
         self, from_identifier: IdentifierLike, to_identifier_: IdentifierLike
@@ -403,7 +404,7 @@ class SqlCatalog(Catalog):
                 f"UPDATE {TABLES} SET table_namespace = ?, table_name = ? WHERE {_KEY} AND {kind}",
                 (_name(target[:-1]), target[-1], *self._key(source)),
             )
-        except IntegrityError:
+        except AlreadyExistsError:
             error_type = TableAlreadyExistsError if what == "table" else ViewAlreadyExistsError
             raise error_type(f"{_name(target)!r} already exists") from None
         if not changed:
@@ -418,7 +419,7 @@ class SqlCatalog(Catalog):
         read_metadata(metadata_location, io=self._file_io())
         try:
             self._insert(ident, metadata_location, "TABLE")
-        except IntegrityError:
+        except AlreadyExistsError:
             raise TableAlreadyExistsError(f"table {_name(ident)!r} already exists") from None
         return self.load_table(ident)
 
@@ -495,7 +496,7 @@ class SqlCatalog(Catalog):
         texts = {dialect: sql} if isinstance(sql, str) else dict(sql)
         namespace = to_identifier(default_namespace) if default_namespace else ident[:-1]
         metadata = create_view(
-            (location or self._default_location(ident)).rstrip("/"),
+            self._table_location(ident, location).rstrip("/"),
             table_schema(schema),
             texts,
             default_namespace=namespace,
@@ -509,7 +510,7 @@ class SqlCatalog(Catalog):
             self._insert(ident, new_location, "VIEW")
         except BaseException as error:
             self._file_io().delete(new_location)
-            if isinstance(error, IntegrityError):
+            if isinstance(error, AlreadyExistsError):
                 raise ViewAlreadyExistsError(f"view {_name(ident)!r} already exists") from None
             raise
         return self.load_view(ident)

@@ -128,3 +128,68 @@ def test_object_store_without_conditional_writes_is_refused(
         c._create_from_metadata(("db", "t"), metadata)
     assert written == {}
     assert "s3://bucket-without-preconditions" not in filesystem._CONDITIONAL_OK
+
+
+def test_os_errors_are_frazil_errors_naming_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from frazil.errors import FrazilError, FrazilIOError, PermissionDeniedError
+
+    (tmp_path / "afile").write_text("x")
+    # A warehouse under a file: NotADirectoryError.
+    under_file = FileSystemCatalog("f", warehouse=str(tmp_path / "afile" / "wh"))
+    with pytest.raises(FrazilIOError, match=r"cannot create namespace 'a' at .*afile/wh/a"):
+        under_file.create_namespace("a")
+    assert under_file.list_namespaces() == []
+    c = FileSystemCatalog("f", warehouse=str(tmp_path))
+    # A dangling symbolic link where the namespace would go: it exists, as a link.
+    os.symlink(tmp_path / "nowhere", tmp_path / "dangling")
+    with pytest.raises(NamespaceAlreadyExistsError, match="dangling"):
+        c.create_namespace("dangling")
+    # A symbolic link loop on the way.
+    (tmp_path / "loop").mkdir()
+    os.symlink(tmp_path / "loop" / "l", tmp_path / "loop" / "l")
+    with pytest.raises(FrazilIOError, match=r"loop/l/x: Too many levels of symbolic links"):
+        c.create_namespace(("loop", "l", "x"))
+    # Denied access (simulated: the tests run as root, whom permissions do not stop).
+    c.create_namespace("locked")
+    real_listdir = os.listdir
+
+    def denied(path: object = ".") -> list[str]:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_listdir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "listdir", denied)
+    for call in (lambda: c.list_tables("locked"), lambda: c.drop_namespace("locked")):
+        with pytest.raises(PermissionDeniedError, match=r"cannot list .*locked: Permission denied"):
+            call()
+    monkeypatch.undo()
+    # A deleted current directory with a relative warehouse.
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    with pytest.raises(FrazilError, match="'wh' absolute: the current directory is unavailable"):
+        FileSystemCatalog("f", warehouse="wh")
+
+
+def test_a_table_directory_that_cannot_be_deleted_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from frazil.errors import FrazilIOError
+
+    c = FileSystemCatalog("f", warehouse=str(tmp_path))
+    c.create_namespace("db")
+    table = c.create_table("db.t", ARROW)
+    table.append(pa.table({"id": [1], "name": ["a"]}))
+    real_unlink = os.unlink
+
+    def refuse_parquet(path: object, *args: object, **kwargs: object) -> None:
+        if str(path).endswith(".parquet"):
+            raise PermissionError(13, "Permission denied", str(path))
+        real_unlink(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "unlink", refuse_parquet)
+    with pytest.raises(FrazilIOError, match=r"left 1 file\(s\) of its directory .*\.parquet"):
+        c.drop_table("db.t")

@@ -26,6 +26,8 @@ from frazil.errors import (
 from frazil.manifest import write_manifest, write_manifest_list
 from frazil.schema import Schema
 from frazil.types import LongType, NestedField, StringType
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 ARROW = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string())])
 
@@ -294,10 +296,10 @@ def test_sqlite_uri_and_java_tables(tmp_path: Path) -> None:
         "SELECT namespace, property_key, property_value FROM iceberg_namespace_properties"
     )
     assert list(keys) == [("n", "exists", "true")]
-    # A plain path is the same database; a second catalog name sees nothing of the first.
-    assert SqlCatalog("x", uri=str(path)).list_namespaces() == [("n",)]
-    assert SqlCatalog("y", uri=str(path)).list_namespaces() == []
-    with pytest.raises(ValidationError, match="unsupported catalog URI"):
+    # Java's URI is the same database; a second catalog name sees nothing of the first.
+    assert SqlCatalog("x", uri=f"jdbc:sqlite:{path}").list_namespaces() == [("n",)]
+    assert SqlCatalog("y", uri=f"jdbc:sqlite:{path}").list_namespaces() == []
+    with pytest.raises(ValidationError, match="scheme frazil's SQL catalog does not support"):
         SqlCatalog("x", uri="mysql://host/db")
     memory = SqlCatalog("m", uri="sqlite:///:memory:", warehouse=str(tmp_path / "m"))
     memory.create_namespace("n")
@@ -309,3 +311,72 @@ def test_postgres_unreachable() -> None:
 
     with pytest.raises(FrazilIOError, match=r"cannot connect to postgresql://127\.0\.0\.1:9/"):
         SqlCatalog("x", uri="postgresql://u:secret@127.0.0.1:9/db", **{"connect-timeout-s": "2"})
+
+
+ACCEPTED_PREFIXES = (
+    "sqlite:///",
+    "jdbc:sqlite:",
+    "postgresql://",
+    "postgres://",
+    "postgresql+psycopg://",
+    "postgresql+psycopg2://",
+    "jdbc:postgresql://",
+)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "not a uri",
+        "sqlite:rel2.db",
+        "sqlite:/abs.db",
+        "sqlite://host/x.db",
+        "catalog.db",
+        "/x/c.db",
+    ],
+)
+def test_a_uri_that_is_not_one_is_refused_and_creates_nothing(
+    uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValidationError) as raised:
+        SqlCatalog("c", uri=uri, warehouse=str(tmp_path))
+    message = str(raised.value)
+    assert repr(uri) in message
+    assert "sqlite:////absolute/path.db" in message and "postgresql://" in message
+    assert os.listdir(tmp_path) == []
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(uri=st.text(min_size=1, max_size=40))
+def test_any_text_but_a_catalog_uri_is_refused(
+    uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assume(not uri.lower().startswith(ACCEPTED_PREFIXES))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValidationError, match="the accepted forms"):
+        SqlCatalog("c", uri=uri, warehouse=str(tmp_path))
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_file_that_is_not_a_database_is_named(tmp_path: Path) -> None:
+    from frazil.errors import FrazilError, InvalidDataError
+
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"these are my notes, not a database " * 100)
+    with pytest.raises(InvalidDataError) as raised:
+        SqlCatalog("c", uri=f"sqlite:///{path}", warehouse=str(tmp_path))
+    assert str(path) in str(raised.value) and "not a readable SQLite" in str(raised.value)
+    # A database that is damaged after the catalog opened it: every call says so too.
+    good = tmp_path / "good.db"
+    catalog = SqlCatalog("c", uri=f"sqlite:///{good}", warehouse=str(tmp_path))
+    catalog.create_namespace("db")
+    catalog._db._close_keeper()  # type: ignore[attr-defined]
+    for leftover in tmp_path.glob("good.db-*"):  # the WAL and its index
+        leftover.unlink()
+    good.write_bytes(b"\0garbage" * 1000)
+    for call in (catalog.list_namespaces, lambda: catalog.load_table("db.t")):
+        with pytest.raises(FrazilError) as raised:
+            call()
+        assert isinstance(raised.value, InvalidDataError), raised.value
+        assert str(good) in str(raised.value)

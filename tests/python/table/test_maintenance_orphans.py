@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 import re
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -15,6 +18,7 @@ from frazil.errors import InvalidValueError, ValidationError
 from frazil.io import FileIO
 from frazil.table._table import Table
 from frazil.table.maintenance._locations import LocationSet
+from frazil.table.maintenance.orphans import is_temp_file
 from hypothesis import given
 from hypothesis import strategies as st
 from maintenance_helpers import DAY_MS, commit, files_under, make_table, rows_of, write_data_file
@@ -175,3 +179,91 @@ def test_prefix_mismatch_mode_is_checked(tmp_path: Path) -> None:
     table = _table(tmp_path)
     with pytest.raises(ValidationError, match="prefix_mismatch_mode"):
         table.maintenance.remove_orphan_files(prefix_mismatch_mode="maybe")  # type: ignore[arg-type]
+
+
+# A child that writes big files through frazil's FileIO, over and over, until it is killed.
+_WRITER = """
+import sys
+from frazil.io import FileIO
+
+io, data = FileIO(), b"x" * (48 << 20)
+while True:
+    for target in sys.argv[1:]:
+        io.write(target, data)
+"""
+
+
+def _temporaries(directory: Path) -> list[str]:
+    return sorted(n for n in os.listdir(directory) if n.endswith(".tmp"))
+
+
+def test_a_killed_writers_temporary_file_goes_once_old(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    metadata = Path(table.location(), "metadata")
+    targets = ["snap-77-1-killed.avro", "v33.metadata.json", "version-hint.text"]
+    left: list[str] = []
+    for _ in range(10):  # killed between writing and renaming, almost always the first time
+        child = subprocess.Popen(
+            [sys.executable, "-c", _WRITER, *(str(metadata / t) for t in targets)]
+        )
+        deadline = time.monotonic() + 60
+        while not _temporaries(metadata) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        left = _temporaries(metadata)
+        if left:
+            break
+    assert len(left) == 1, left
+    name = left[0]
+    pattern = "|".join(re.escape(t) for t in targets)
+    assert re.fullmatch(rf"\.({pattern})\.{child.pid}-\d+\.tmp", name), name
+    assert is_temp_file(name)
+    temporary = str(metadata / name)
+    for target in targets:  # what the killed writer completed: orphans too, young ones
+        if (metadata / target).exists():
+            _age(metadata / target)
+    # Young, as a file another writer is writing now: kept.
+    assert temporary not in table.remove_orphan_files(dry_run=True)
+    _age(temporary)
+    assert temporary in table.remove_orphan_files()
+    assert not Path(temporary).exists()
+
+
+def test_frazils_old_temporary_files_go_and_other_hidden_files_stay(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    old = [
+        _stray(table, "metadata/.snap-1-1-a1b2.avro.4242-0.tmp"),
+        _stray(table, "metadata/.v33.metadata.json.4242-1.tmp"),
+        _stray(table, "metadata/.version-hint.text.4242-2.tmp"),
+        _stray(table, "metadata/.00034-9f1c.metadata.json.17-12345.tmp"),
+        _stray(table, "data/cat=x/.00000-1-abc.parquet.99-3.tmp"),
+    ]
+    young = _stray(table, "metadata/.v34.metadata.json.4243-0.tmp", days=1)
+    others = [
+        _stray(table, "metadata/.v33.metadata.json.crc"),
+        _stray(table, "metadata/.scratch.tmp"),
+        _stray(table, "metadata/.v33.metadata.json.4242.tmp"),
+        _stray(table, "metadata/.v33.metadata.json.4242-x.tmp"),
+        _stray(table, "metadata/.v33.metadata.json.4242-0.tmp.bak"),
+        _stray(table, "data/_temporary/.part.parquet.5-0.tmp"),  # in a hidden directory
+    ]
+    removed = table.remove_orphan_files()
+    assert removed == sorted(old)
+    assert not any(Path(p).exists() for p in old)
+    assert Path(young).exists() and all(Path(p).exists() for p in others)
+    assert rows_of(table) == [(3, "y")]
+
+
+@given(
+    name=st.text(st.characters(blacklist_characters="/\0"), min_size=1, max_size=30),
+    pid=st.integers(1, 2**22),
+    n=st.integers(0, 2**64 - 1),
+)
+def test_the_temporary_name_pattern(name: str, pid: int, n: int) -> None:
+    # The name write_temp (src/io/local.rs) gives, and only that, is frazil's.
+    assert is_temp_file(f".{name}.{pid}-{n}.tmp")
+    if not name.startswith("."):
+        assert not is_temp_file(f"{name}.{pid}-{n}.tmp")
+    assert not is_temp_file(f".{name}.{pid}.tmp")
+    assert not is_temp_file(f".{name}.{pid}-{n}.tmp~")

@@ -10,13 +10,20 @@ older than the cutoff (3 days by default) are removed: a younger one may belong 
 progress. A file whose path is live but under another store (scheme, bucket) is a conflict and,
 as in Java, refused by default. Hidden files and directories (a name starting with ``_`` or
 ``.``, such as Hadoop's ``.crc`` checksums) are not touched, except partition directories of a
-field whose name starts so.
+field whose name starts so, and frazil's own temporary files.
+
+frazil's FileIO writes a local file as ``.<name>.<pid>-<n>.tmp`` beside it and renames (or
+links) it into place; a writer killed in between leaves the temporary file behind. Java skips
+hidden files, so nothing else would ever remove these: files named exactly so (not other hidden
+files) are orphans like any other, under the same age rule, which keeps the temporary file of
+a writer still at work.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
@@ -35,7 +42,7 @@ if TYPE_CHECKING:
     from frazil.metadata import TableMetadata
     from frazil.table._table import Table
 
-__all__ = ["DEFAULT_ORPHAN_AGE_MS", "remove_orphan_files", "valid_files"]
+__all__ = ["DEFAULT_ORPHAN_AGE_MS", "is_temp_file", "remove_orphan_files", "valid_files"]
 
 DEFAULT_ORPHAN_AGE_MS = 3 * 24 * 60 * 60 * 1000
 PrefixMismatchMode = Literal["error", "ignore", "delete"]
@@ -68,14 +75,29 @@ def _hidden_partition_prefixes(metadata: TableMetadata) -> tuple[str, ...]:
     )
 
 
+# The temporary file name of src/io/local.rs (write_temp): ".{name}.{pid}-{n}.tmp".
+_TEMP_FILE = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)-(?P<n>[0-9]+)\.tmp", re.DOTALL)
+
+
+def is_temp_file(name: str) -> bool:
+    """Whether the file name ``name`` is one of frazil's temporary files (see the module)."""
+    return _TEMP_FILE.fullmatch(name) is not None
+
+
 def _is_hidden(relative: str, partition_prefixes: tuple[str, ...]) -> bool:
     """Java's FileSystemWalker with its PartitionAwareHiddenPathFilter: a file is hidden when
     it, or a directory between it and the listed location, is named with a leading ``_`` or
-    ``.`` and is not a partition directory of such a field."""
-    for name in relative.split("/"):
+    ``.`` and is not a partition directory of such a field. frazil's temporary files are not
+    hidden (only their own name counts: one in a hidden directory stays hidden)."""
+    *directories, file_name = relative.split("/")
+    for name in directories:
         if name.startswith(("_", ".")) and not name.startswith(partition_prefixes):
             return True
-    return False
+    return (
+        file_name.startswith(("_", "."))
+        and not file_name.startswith(partition_prefixes)
+        and not is_temp_file(file_name)
+    )
 
 
 def _relative(location: str, root: str) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from frazil.errors import FrazilTypeError, InvalidValueError, ValidationError
+from frazil.errors import FrazilTypeError, InvalidValueError, SchemaMismatchError
 from frazil.schema import Schema
 from frazil.table.read import arrow_schema
 from frazil.types import (
@@ -46,10 +46,6 @@ from frazil.types import (
 __all__ = ["Conformer", "SchemaMismatchError", "check_arrow_schema", "write_arrow_schema"]
 
 FIELD_ID = b"PARQUET:field_id"
-
-
-class SchemaMismatchError(ValidationError):
-    """Arrow data does not fit the table schema; the message lists every mismatch."""
 
 
 def _with_ids(f: NestedField, arrow: pa.Field) -> pa.Field:

@@ -57,7 +57,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"frazil {frazil.__version__}")
     parser.add_argument(
-        "--property", action="append", metavar="KEY=VALUE", help="a catalog property"
+        "--property",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a catalog property (before the command: after it, --property is the new "
+        "namespace's or table's)",
     )
     subcommands = parser.add_subparsers(dest="command", required=True)
     subcommands.add_parser(

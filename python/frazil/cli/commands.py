@@ -142,7 +142,7 @@ def _table_describe(catalog: Catalog, args: argparse.Namespace, out: Output) -> 
         "properties": ", ".join(f"{k}={v}" for k, v in sorted(table.properties.items())),
     }
     for key, value in shown.items():
-        text = str(value).replace("\n", "\n" + " " * 22)
+        text = "none" if value is None else str(value).replace("\n", "\n" + " " * 22)
         out.message(f"{key:>20}: {text}")
     return 0
 

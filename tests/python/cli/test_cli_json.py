@@ -223,3 +223,43 @@ def test_every_command_prints_strict_kebab_case_json(
 def test_strict_json_parser_refuses_nan() -> None:
     with pytest.raises(AssertionError, match="NaN"):
         strict_json('{"a": NaN}')
+
+
+def test_uuid_prints_as_text_from_either_arrow_type() -> None:
+    from frazil.cli._output import arrow_rows, dumps
+
+    value = UUIDS[0]
+    schema = parse_schema("a uuid, b uuid, f fixed[16]")
+    rows = pa.table(
+        {
+            "a": pa.array([value.bytes, None], pa.binary(16)),
+            "b": pa.array([value.bytes, None], pa.binary(16)).cast(pa.uuid()),
+            "f": pa.array([value.bytes, None], pa.binary(16)),
+        }
+    )
+    assert arrow_rows(rows, schema) == [
+        {"a": str(value), "b": str(value), "f": value.bytes.hex()},
+        {"a": None, "b": None, "f": None},
+    ]
+    # pyarrow's extension type is a uuid without the Iceberg schema too.
+    assert arrow_rows(rows.select(["b"])) == [{"b": str(value)}, {"b": None}]
+    assert strict_json(dumps(arrow_rows(rows, schema)))[0]["b"] == str(value)
+
+
+def test_nanoseconds_and_nested_non_finite_floats() -> None:
+    from frazil.cli._output import arrow_rows, dumps
+
+    rows = pa.table(
+        {
+            "ns": pa.array([1_700_000_000_123_456_789, -1], pa.timestamp("ns", tz="UTC")),
+            "nested": pa.array(
+                [{"xs": [math.nan, 1.5], "at": 5}, None],
+                pa.struct([("xs", pa.list_(pa.float64())), ("at", pa.timestamp("ns"))]),
+            ),
+        }
+    )
+    parsed = strict_json(dumps(arrow_rows(rows)))
+    assert parsed[0]["ns"] == "2023-11-14T22:13:20.123456789+00:00"
+    assert parsed[1]["ns"] == "1969-12-31T23:59:59.999999999+00:00"
+    assert parsed[0]["nested"] == {"xs": ["NaN", 1.5], "at": "1970-01-01T00:00:00.000000005"}
+    assert parsed[1]["nested"] is None

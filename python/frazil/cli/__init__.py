@@ -93,6 +93,8 @@ def _run(
     else:
         catalog = catalog_factory(args.catalog, properties)
     status: int = args.handler(catalog, args, out)
+    # Flushed here, where a closed pipe is caught, rather than at the interpreter's exit.
+    sys.stdout.flush()
     return status
 
 
@@ -133,8 +135,8 @@ def main(
         where = f"{error.filename}: " if error.filename else ""
         print(f"frazil: {where}{error.strerror or _one_line(error)}", file=sys.stderr)
         return 1
-    except Exception as error:  # the last resort: named, on one line
-        if os.environ.get("FRAZIL_TRACEBACK"):
+    except BaseException as error:  # the last resort (a Rust panic is a BaseException too)
+        if isinstance(error, SystemExit) or os.environ.get("FRAZIL_TRACEBACK"):
             raise
         print(
             f"frazil: internal error: {type(error).__name__}: {_one_line(error)} "

@@ -129,6 +129,15 @@ def test_interrupt_and_unexpected_errors_are_one_line(
     assert main(["ns", "list"], catalog_factory=broken) == 1
     _one_line_error(capsys.readouterr().err, "RuntimeError", "boom; second line")
 
+    class PanicException(BaseException):  # what pyo3 raises for a Rust panic
+        pass
+
+    def panicked(name: str, props: dict[str, str]) -> InMemoryCatalog:
+        raise PanicException("index out of bounds")
+
+    assert main(["ns", "list"], catalog_factory=panicked) == 1
+    _one_line_error(capsys.readouterr().err, "PanicException: index out of bounds")
+
 
 @pytest.fixture
 def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:

@@ -141,7 +141,8 @@ def test_interrupt_and_unexpected_errors_are_one_line(
 
 @pytest.fixture
 def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A directory whose default catalog (./frazil-warehouse) holds db.big, 20,000 rows."""
+    """A directory whose default catalog (./frazil-warehouse) holds db.big: 5,000 rows, more
+    than a pipe buffer holds when printed."""
     import frazil
 
     monkeypatch.chdir(tmp_path)
@@ -150,7 +151,7 @@ def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     catalog = frazil.load_catalog("default")
     catalog.create_namespace("db")
     table = catalog.create_table("db.big", parse_schema("id long, name string"))
-    ids = pa.array(range(20_000), pa.int64())
+    ids = pa.array(range(5_000), pa.int64())
     table.append(pa.table({"id": ids, "name": pa.compute.cast(ids, pa.string())}))
     yield tmp_path
 

@@ -72,26 +72,29 @@ def expire_counts(result: Any) -> dict[str, Any]:
     }
 
 
-def _nothing_expired(table: Table, cutoff_ms: int, age_source: str, keep: int) -> str:
-    """Why an expiry removed nothing, in terms of the rules that kept each snapshot (spec:
-    "Snapshot Retention Policy")."""
+def _nothing_expired(
+    table: Table, cutoff_ms: int, age_source: str, keep: int, keep_source: str
+) -> str:
+    """Why an expiry removed nothing, by the rule that kept the snapshots (spec: "Snapshot
+    Retention Policy")."""
     snapshots = table.snapshots()
+    cutoff = f"the cutoff {describe_ms(cutoff_ms)} ({age_source})"
     if not snapshots:
         return "nothing expired: the table has no snapshots"
-    rules = (
-        f"snapshots are kept while younger than {age_source} ({describe_ms(cutoff_ms)}) and "
-        f"the newest {keep} of each branch are always kept"
-    )
-    oldest = min(s.timestamp_ms for s in snapshots)
     if len(snapshots) <= keep:
-        why = f"the table has {len(snapshots)} snapshot{'s' if len(snapshots) > 1 else ''}"
-    elif oldest >= cutoff_ms:
-        why = f"its oldest snapshot, from {describe_ms(oldest)}, is younger than the cutoff"
-    else:
-        why = "the older snapshots are kept by branches or tags, or by their own retention"
+        count = f"{len(snapshots)} snapshot{'s' if len(snapshots) > 1 else ''}"
+        return (
+            f"nothing expired: the table has {count}, and the newest {keep} of a branch are "
+            f"always kept ({keep_source})"
+        )
+    if min(s.timestamp_ms for s in snapshots) >= cutoff_ms:
+        return (
+            f"nothing expired: every snapshot is younger than {cutoff}; to expire sooner, "
+            "pass --older-than with a shorter duration (e.g. 1h) or a timestamp"
+        )
     return (
-        f"nothing expired: {why}; {rules}. To expire sooner, pass --older-than (e.g. 1h) "
-        "and --retain-last N"
+        f"nothing expired: the snapshots older than {cutoff} are kept as the newest {keep} of "
+        f"a branch ({keep_source}), by a branch's or tag's own retention, or by a tag"
     )
 
 
@@ -121,14 +124,17 @@ def _expire(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
     if args.retain_last is not None:
         builder = builder.retain_last(args.retain_last)
         keep = args.retain_last
+        keep_source = f"--retain-last {keep}"
     else:
         keep = int_property(properties, MIN_SNAPSHOTS_TO_KEEP, MIN_SNAPSHOTS_TO_KEEP_DEFAULT)
+        default = "" if MIN_SNAPSHOTS_TO_KEEP in properties else ", the default"
+        keep_source = f"{MIN_SNAPSHOTS_TO_KEEP} = {keep}{default}; --retain-last N to change"
     with out.progress("expiring snapshots"):
         result = builder.commit(dry_run=args.dry_run)
     counts = expire_counts(result)
     reason = None
     if not result.expired_snapshot_ids:
-        reason = _nothing_expired(table, cutoff, age_source, keep)
+        reason = _nothing_expired(table, cutoff, age_source, keep, keep_source)
     counts.update({"older-than-ms": cutoff, "retain-last": keep, "reason": reason})
     if out.as_json:
         out.value(counts)

@@ -366,15 +366,22 @@ def test_expire_explains_why_nothing_expired(
     catalog: InMemoryCatalog, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out, _ = run(catalog, capsys, "expire-snapshots", "db.t")
-    assert "nothing expired" in out
-    assert "history.expire.max-snapshot-age-ms = 5 days, the default" in out
-    assert "--older-than" in out
+    assert "nothing expired: every snapshot is younger than the cutoff" in out
+    assert "(history.expire.max-snapshot-age-ms = 5 days, the default)" in out
+    assert "pass --older-than" in out
     out, _ = run(catalog, capsys, "--json", "expire-snapshots", "db.t", "--older-than", "0m")
     result = json.loads(out)
     assert result["expired-snapshots"] == 2 and result["reason"] is None
     assert len(catalog.load_table("db.t").snapshots()) == 1
     out, _ = run(catalog, capsys, "expire-snapshots", "db.t", "--older-than", "0m")
-    assert "nothing expired: the table has 1 snapshot;" in out
+    assert "nothing expired: the table has 1 snapshot, and the newest 1 of a branch" in out
+    assert "history.expire.min-snapshots-to-keep = 1, the default" in out
+    table = catalog.load_table("db.t")
+    table.manage_snapshots().create_tag("keep", table.current_snapshot().snapshot_id).commit_to()
+    table.append(pa.table({"id": pa.array([1], pa.int64())}))
+    out, _ = run(catalog, capsys, "expire-snapshots", "db.t", "--older-than", "0m")
+    assert "nothing expired: the snapshots older than the cutoff" in out
+    assert "--older-than 0m" in out and "by a tag" in out
     _, err = run(catalog, capsys, "expire-snapshots", "db.t", "--older-than", "5", status=1)
     _one_line_error(err, "ambiguous")
 

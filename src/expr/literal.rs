@@ -589,10 +589,15 @@ fn parse_timestamp_text(text: &str, with_zone: bool, nanos: bool) -> Result<i64>
     let text = text.trim();
     let (local, offset_seconds) = split_offset(text);
     match (with_zone, offset_seconds) {
-        (true, None) => Err(Error::Validation(format!(
-            "timestamp {text:?} has no zone offset: a timestamptz column needs one (e.g. \
-             {text}+00:00)"
-        ))),
+        // Text that is no timestamp at all is reported as such, not as one lacking an
+        // offset (`'2024-13-45'` is an invalid date; adding `+00:00` would not help).
+        (true, None) => Err(match malformed_timestamp(text, nanos) {
+            Some(error) => error,
+            None => Error::Validation(format!(
+                "timestamp {text:?} has no zone offset: a timestamptz column needs one (e.g. \
+                 {text}+00:00)"
+            )),
+        }),
         (false, Some(_)) => Err(Error::Validation(format!(
             "timestamp {text:?} has a zone offset, but the column is a timestamp without zone"
         ))),
@@ -609,6 +614,28 @@ fn parse_timestamp_text(text: &str, with_zone: bool, nanos: bool) -> Result<i64>
                 .ok_or_else(|| Error::InvalidValue(format!("timestamp {text:?} is out of range")))
         }
     }
+}
+
+/// Why `text` (without an offset) is not a timestamp, or None when it is one: an
+/// invalid date names the date; a valid date without a time shows the whole form.
+fn malformed_timestamp(text: &str, nanos: bool) -> Option<Error> {
+    let parsed = if nanos {
+        values::datetime::parse_timestamp_nanos(text, false)
+    } else {
+        values::datetime::parse_timestamp(text, false)
+    };
+    let error = parsed.err()?;
+    let date = text.split(['T', 't']).next().unwrap_or(text);
+    Some(match values::datetime::parse_date(date) {
+        Err(_) => Error::InvalidValue(format!(
+            "timestamp {text:?}: {date:?} is not a valid date (yyyy-mm-dd)"
+        )),
+        Ok(_) if date == text => Error::InvalidValue(format!(
+            "{text:?} is a date, not a timestamp: a timestamptz column needs a time and a zone \
+             offset (e.g. {text}T00:00:00+00:00)"
+        )),
+        Ok(_) => error,
+    })
 }
 
 /// Splits `2024-01-01T10:00:00+02:00` into the local part and the offset in
@@ -790,6 +817,15 @@ mod tests {
             Literal::Timestamptz(19724 * 86_400_000_000)
         );
         assert!(convert(&U::String("2024-01-02T00:00:00".into()), P::Timestamptz).is_err());
+        let message = |text: &str| match convert(&U::String(text.into()), P::Timestamptz) {
+            Err(e) => e.to_string(),
+            Ok(c) => panic!("{c:?}"),
+        };
+        assert!(message("2024-01-02T00:00:00").contains("no zone offset"));
+        assert!(message("2024-13-45").contains("\"2024-13-45\" is not a valid date"));
+        assert!(message("2024-02-30T10:00:00").contains("\"2024-02-30\" is not a valid date"));
+        assert!(message("2024-01-02").contains("e.g. 2024-01-02T00:00:00+00:00"));
+        assert!(!message("2024-13-45").contains("offset"));
         assert!(convert(&U::String("2024-01-02T00:00:00+01:00".into()), P::Timestamp).is_err());
         assert_eq!(
             exact(convert(

@@ -1,26 +1,27 @@
-"""The command line's commands over a catalog: namespaces, tables, scans and maintenance."""
+"""The command line's commands over a catalog: namespaces and tables (scans and maintenance
+are in :mod:`frazil.cli._data`). Registering them imports nothing heavy; each handler imports
+what it needs."""
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from frazil.cli._ddl import parse_partition_spec, parse_schema
-from frazil.cli._output import Output
+from frazil.cli import _data
 from frazil.errors import ValidationError
 
 if TYPE_CHECKING:
     from frazil.catalog import Catalog
+    from frazil.cli._output import Output
     from frazil.table import Table
 
-__all__ = ["register"]
+__all__ = ["pairs", "register"]
 
-Handler = Callable[["Catalog", argparse.Namespace, Output], int]
+Handler = Callable[["Catalog", argparse.Namespace, "Output"], int]
 
 
-def _pairs(items: Sequence[str] | None, what: str) -> dict[str, str]:
+def pairs(items: Sequence[str] | None, what: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items or ():
         key, sep, value = item.partition("=")
@@ -28,21 +29,6 @@ def _pairs(items: Sequence[str] | None, what: str) -> dict[str, str]:
             raise ValidationError(f"{what} must be KEY=VALUE, got {item!r}")
         out[key] = value
     return out
-
-
-def _when(text: str | None) -> int | None:
-    """Milliseconds from an ISO timestamp (UTC when naive) or an integer of milliseconds."""
-    if text is None:
-        return None
-    if text.lstrip("-").isdigit():
-        return int(text)
-    try:
-        when = dt.datetime.fromisoformat(text)
-    except ValueError:
-        raise ValidationError(f"not a timestamp (ISO 8601 or milliseconds): {text!r}") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return int(when.timestamp() * 1000)
 
 
 def _name(identifier: Sequence[str]) -> str:
@@ -59,22 +45,22 @@ def _ns_list(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
 
 
 def _ns_create(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    catalog.create_namespace(args.namespace, _pairs(args.property, "--property"))
-    out.message(f"created namespace {args.namespace}")
+    catalog.create_namespace(args.namespace, pairs(args.property, "--property"))
+    out.value({"namespace": args.namespace, "created": True}, f"created namespace {args.namespace}")
     return 0
 
 
 def _ns_drop(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
     catalog.drop_namespace(args.namespace)
-    out.message(f"dropped namespace {args.namespace}")
+    out.value({"namespace": args.namespace, "dropped": True}, f"dropped namespace {args.namespace}")
     return 0
 
 
 def _ns_properties(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    updates = _pairs(args.set, "--set")
+    updates = pairs(args.set, "--set")
     if updates or args.remove:
         catalog.update_namespace_properties(args.namespace, set(args.remove or ()), updates)
-    out.value(catalog.load_namespace_properties(args.namespace))
+    out.value(dict(sorted(catalog.load_namespace_properties(args.namespace).items())))
     return 0
 
 
@@ -86,201 +72,218 @@ def _table_list(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+def _schema_text(argument: str) -> str:
+    """``--schema``: the text itself, or ``@path`` for a file's content."""
+    if not argument.startswith("@"):
+        return argument
+    path = argument[1:]
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise ValidationError(f"cannot read the schema file {path!r}: {reason}") from None
+
+
 def _table_create(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    schema_text = args.schema
-    if schema_text.startswith("@"):
-        with open(schema_text[1:], encoding="utf-8") as handle:
-            schema_text = handle.read()
-    schema = parse_schema(schema_text)
+    from frazil.cli._ddl import parse_partition_spec, parse_schema
+
+    schema = parse_schema(_schema_text(args.schema))
     spec = parse_partition_spec(args.partition_by or "", schema)
     table = catalog.create_table(
         args.table,
         schema,
         location=args.location,
         partition_spec=spec,
-        properties=_pairs(args.property, "--property"),
+        properties=pairs(args.property, "--property"),
         format_version=args.format_version,
     )
-    out.message(f"created {_name(table.identifier)} at {table.location()}")
+    out.value(
+        {
+            "table": _name(table.identifier),
+            "location": table.location(),
+            "metadata-location": table.metadata_location,
+        },
+        f"created {_name(table.identifier)} at {table.location()}",
+    )
     return 0
 
 
 def _describe(table: Table) -> dict[str, Any]:
+    """A table's metadata; schema, spec and sort order as their Iceberg JSON objects."""
     current = table.current_snapshot()
     return {
         "table": _name(table.identifier),
-        "uuid": table.metadata.table_uuid,
+        "table-uuid": table.metadata.table_uuid,
         "format-version": table.format_version,
         "location": table.location(),
-        "metadata": table.metadata_location,
+        "metadata-location": table.metadata_location,
+        "last-updated-ms": table.metadata.last_updated_ms,
         "current-snapshot-id": None if current is None else current.snapshot_id,
-        "snapshots": len(table.snapshots()),
-        "schema": str(table.schema()),
-        "partition-spec": str(table.spec()),
-        "sort-order": str(table.sort_order()),
+        "snapshot-count": len(table.snapshots()),
+        "schema": table.schema().to_json(),
+        "partition-spec": table.spec().to_json(),
+        "sort-order": table.sort_order().to_json(),
         "properties": dict(table.properties),
     }
 
 
 def _table_describe(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    info = _describe(catalog.load_table(args.table))
+    table = catalog.load_table(args.table)
+    info = _describe(table)
     if out.as_json:
         out.value(info)
-    else:
-        for key, value in info.items():
-            out.message(f"{key:>20}: {value}")
+        return 0
+    shown = {
+        **info,
+        "schema": str(table.schema()),
+        "partition-spec": str(table.spec()),
+        "sort-order": str(table.sort_order()),
+        "properties": ", ".join(f"{k}={v}" for k, v in sorted(table.properties.items())),
+    }
+    for key, value in shown.items():
+        text = "none" if value is None else str(value).replace("\n", "\n" + " " * 22)
+        out.message(f"{key:>20}: {text}")
     return 0
 
 
 def _table_schema(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
     schema = catalog.load_table(args.table).schema()
-    out.value(schema.to_json() if out.as_json else str(schema))
+    out.value(schema.to_json(), str(schema))
     return 0
 
 
 def _table_spec(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
     spec = catalog.load_table(args.table).spec()
-    out.value(spec.to_json() if out.as_json else str(spec))
+    out.value(spec.to_json(), str(spec))
+    return 0
+
+
+def _table_sort_order(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
+    order = catalog.load_table(args.table).sort_order()
+    out.value(order.to_json(), str(order))
     return 0
 
 
 def _table_properties(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
     table = catalog.load_table(args.table)
-    updates = _pairs(args.set, "--set")
+    updates = pairs(args.set, "--set")
     if updates or args.remove:
         with table.update_properties() as change:
             for key, value in updates.items():
                 change.set(key, value)
             change.remove(*(args.remove or ()))
-    out.value(dict(table.properties))
+    out.value(dict(sorted(table.properties.items())))
     return 0
 
 
-def _arrow_records(
-    table: Any, columns: Sequence[str] | None = None
-) -> tuple[list[dict[str, Any]], list[str]]:
-    names = list(columns) if columns else list(table.column_names)
-    return table.select(names).to_pylist(), names
+def _ms(when: Any) -> int:
+    """A datetime from an inspect table as milliseconds from the epoch."""
+    from frazil.table._table import timestamp_ms
+
+    return timestamp_ms(when)
 
 
 def _table_history(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    rows, names = _arrow_records(catalog.load_table(args.table).inspect.history())
-    out.records(rows, names)
+    from frazil.cli._time import describe_ms
+
+    history = catalog.load_table(args.table).inspect.history().to_pylist()
+    # Iceberg's snapshot-log keys (timestamp-ms, snapshot-id), then the inspect table's others.
+    rows = [
+        {
+            "timestamp-ms": _ms(row["made_current_at"]),
+            "snapshot-id": row["snapshot_id"],
+            "parent-id": row["parent_id"],
+            "is-current-ancestor": row["is_current_ancestor"],
+        }
+        for row in history
+    ]
+    if out.as_json:
+        out.value(rows)
+    else:
+        for row in rows:
+            row["made-current-at"] = describe_ms(row["timestamp-ms"])
+        out.records(rows, ["made-current-at", "snapshot-id", "parent-id", "is-current-ancestor"])
     return 0
+
+
+_SHORT_SUMMARY = ("added-records", "deleted-records", "total-records", "total-data-files")
 
 
 def _table_snapshots(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    snapshots = catalog.load_table(args.table).inspect.snapshots()
-    rows, names = _arrow_records(
-        snapshots, ["committed_at", "snapshot_id", "parent_id", "operation", "summary"]
-    )
-    for row in rows:
-        summary = dict(row["summary"] or [])
-        row["summary"] = ", ".join(
-            f"{k}={summary[k]}"
-            for k in ("added-records", "deleted-records", "total-records", "total-data-files")
-            if k in summary
+    from frazil.cli._time import describe_ms
+
+    snapshots = catalog.load_table(args.table).snapshots()
+    if out.as_json:
+        # Each snapshot in Iceberg's JSON form; its summary is Iceberg's string map.
+        out.value([s.to_json() for s in snapshots])
+        return 0
+    rows = []
+    for snapshot in snapshots:
+        summary = snapshot.summary or {}
+        rows.append(
+            {
+                "committed-at": describe_ms(snapshot.timestamp_ms),
+                "snapshot-id": snapshot.snapshot_id,
+                "parent-id": snapshot.parent_snapshot_id,
+                "operation": snapshot.operation,
+                "summary": ", ".join(f"{k}={summary[k]}" for k in _SHORT_SUMMARY if k in summary),
+            }
         )
-    out.records(rows, names)
+    out.records(rows, ["committed-at", "snapshot-id", "parent-id", "operation", "summary"])
     return 0
 
 
+# The content codes of data_file.content (spec: Manifests), named as Iceberg's REST JSON does.
+_CONTENT = {0: "data", 1: "position-deletes", 2: "equality-deletes"}
+_FILE_COLUMNS = {
+    "content": "content",
+    "file_path": "file-path",
+    "file_format": "file-format",
+    "spec_id": "spec-id",
+    "partition": "partition",
+    "record_count": "record-count",
+    "file_size_in_bytes": "file-size-in-bytes",
+}
+
+
 def _table_files(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
+    from frazil.cli._output import arrow_rows
+
     files = catalog.load_table(args.table).inspect.files()
-    rows, names = _arrow_records(
-        files, ["content", "file_path", "partition", "record_count", "file_size_in_bytes"]
-    )
-    out.records(rows, names)
+    names = [c for c in _FILE_COLUMNS if c in files.column_names]
+    rows = [
+        {_FILE_COLUMNS[k]: _CONTENT.get(v, v) if k == "content" else v for k, v in row.items()}
+        for row in arrow_rows(files, columns=names)
+    ]
+    out.records(rows, [_FILE_COLUMNS[c] for c in names])
     return 0
 
 
 def _table_drop(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
     catalog.drop_table(args.table, purge=args.purge)
-    out.message(f"dropped {args.table}" + (" and its files" if args.purge else ""))
+    out.value(
+        {"table": args.table, "dropped": True, "purged": args.purge},
+        f"dropped {args.table}" + (" and its files" if args.purge else ""),
+    )
     return 0
 
 
 def _table_rename(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
     catalog.rename_table(args.table, args.to)
-    out.message(f"renamed {args.table} to {args.to}")
+    out.value({"from": args.table, "to": args.to}, f"renamed {args.table} to {args.to}")
     return 0
 
 
-# --- scans and maintenance --------------------------------------------------------------------
-
-
-def _scan(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    table = catalog.load_table(args.table)
-    columns = tuple(c.strip() for c in args.columns.split(",")) if args.columns else ("*",)
-    scan = table.scan(
-        row_filter=args.filter,
-        selected_fields=columns,
-        snapshot_id=args.snapshot_id,
-        limit=args.limit,
-    )
-    result = scan.to_arrow()
-    rows, names = _arrow_records(result)
-    out.records(rows, names, title=f"{result.num_rows} rows")
-    return 0
-
-
-def expire_counts(result: Any) -> dict[str, Any]:
-    """An expiry result (frazil.table.maintenance.ExpireSnapshotsResult) as Java's counts."""
-    return {
-        "dry-run": result.dry_run,
-        "expired-snapshots": len(result.expired_snapshot_ids),
-        "removed-refs": list(result.removed_refs),
-        "deleted-data-files": result.deleted_data_files_count,
-        "deleted-position-delete-files": result.deleted_position_delete_files_count,
-        "deleted-equality-delete-files": result.deleted_equality_delete_files_count,
-        "deleted-manifests": result.deleted_manifests_count,
-        "deleted-manifest-lists": result.deleted_manifest_lists_count,
-        "deleted-statistics-files": result.deleted_statistics_files_count,
-        "failed-deletes": len(result.failed),
-    }
-
-
-def _expire(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    table = catalog.load_table(args.table)
-    builder = table.maintenance.expire_snapshots()
-    older_than = _when(args.older_than)
-    if older_than is not None:
-        builder = builder.older_than(older_than)
-    if args.retain_last is not None:
-        builder = builder.retain_last(args.retain_last)
-    with out.progress("expiring snapshots"):
-        result = builder.commit(dry_run=args.dry_run)
-    out.value(expire_counts(result))
-    return 0
-
-
-def _remove_orphans(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    table = catalog.load_table(args.table)
-    with out.progress("listing and removing orphan files"):
-        orphans = table.remove_orphan_files(older_than=_when(args.older_than), dry_run=args.dry_run)
-    out.records([{"orphan": o} for o in orphans], ["orphan"])
-    verb = "would remove" if args.dry_run else "removed"
-    out.message(f"{verb} {len(orphans)} orphan files")
-    return 0
-
-
-def _rewrite_manifests(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
-    table = catalog.load_table(args.table)
-    with out.progress("rewriting manifests"):
-        table.rewrite_manifests()
-    snapshot = table.current_snapshot()
-    out.value(dict(snapshot.summary or {}) if snapshot is not None else {})
-    return 0
+def _add(parent: Any, name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = parent.add_parser(name, help=help, description=help)
+    parser.set_defaults(handler=handler)
+    return parser
 
 
 def register(commands: Any) -> None:
     """Add the catalog commands to an argparse subparsers object."""
-
-    def add(parent: Any, name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = parent.add_parser(name, help=help)
-        parser.set_defaults(handler=handler)
-        return parser
-
+    add = _add
     ns = commands.add_parser("namespace", aliases=["ns"], help="namespaces").add_subparsers(
         dest="action", required=True
     )
@@ -305,7 +308,10 @@ def register(commands: Any) -> None:
         required=True,
         help="schema JSON, 'id long not null, name string, ...', or @file",
     )
-    p.add_argument("--partition-by", help="e.g. 'day(ts), bucket(16, id), region'")
+    p.add_argument(
+        "--partition-by",
+        help="e.g. 'day(ts), bucket[16](id), region' (Spark's 'days(ts), bucket(16, id)' too)",
+    )
     p.add_argument("--location")
     p.add_argument("--format-version", type=int, choices=(1, 2, 3))
     p.add_argument("--property", action="append", metavar="KEY=VALUE")
@@ -313,6 +319,7 @@ def register(commands: Any) -> None:
         ("describe", _table_describe, "show a table's metadata"),
         ("schema", _table_schema, "show the current schema"),
         ("spec", _table_spec, "show the default partition spec"),
+        ("sort-order", _table_sort_order, "show the default sort order"),
         ("history", _table_history, "show the snapshot log"),
         ("snapshots", _table_snapshots, "list snapshots"),
         ("files", _table_files, "list the current snapshot's files"),
@@ -329,21 +336,4 @@ def register(commands: Any) -> None:
     p.add_argument("table")
     p.add_argument("to")
 
-    p = add(commands, "scan", _scan, "print a table's rows")
-    p.add_argument("table")
-    p.add_argument("--filter", help="e.g. \"id < 10 AND name LIKE 'a%%'\"")
-    p.add_argument("--columns", help="comma-separated column names")
-    p.add_argument("--limit", type=int, default=20)
-    p.add_argument("--snapshot-id", type=int)
-    p = add(commands, "expire-snapshots", _expire, "expire old snapshots and delete their files")
-    p.add_argument("table")
-    p.add_argument("--older-than", help="ISO timestamp or ms (default: history.expire.*)")
-    p.add_argument("--retain-last", type=int)
-    p.add_argument("--dry-run", action="store_true")
-    p = add(commands, "remove-orphans", _remove_orphans, "delete files no snapshot references")
-    p.add_argument("table")
-    p.add_argument("--older-than", help="ISO timestamp or ms (default: 3 days ago)")
-    p.add_argument("--dry-run", action="store_true")
-    add(
-        commands, "rewrite-manifests", _rewrite_manifests, "cluster manifests by partition"
-    ).add_argument("table")
+    _data.register(commands, add)

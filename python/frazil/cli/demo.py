@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 import frazil
-from frazil import transforms
+
+if TYPE_CHECKING:
+    from frazil.cli._output import Output
 
 
-def demo() -> int:
+def demo(out: Output) -> int:
     import datetime as dt
 
-    print(f"frazil {frazil.__version__}")
+    import pyarrow as pa
+
+    from frazil import transforms
+
+    out.message(f"frazil {frazil.__version__}")
     ids = pa.array([34, -1, 0, 2**40, None], type=pa.int64())
     names = pa.array(["iceberg", "frazil", "日本語テキスト", "🧊🧊🧊🧊🧊", None])
     stamps = pa.array(
@@ -34,8 +40,15 @@ def demo() -> int:
         ("stamps", stamps, "day", transforms.day(stamps)),
         ("stamps", stamps, "hour", transforms.hour(stamps)),
     ]
+    shown = []
     for column, source, name, result in rows:
-        print(f"\n{name}({column}: {source.type})")
-        for before, after in zip(source.to_pylist(), result.to_pylist(), strict=True):
-            print(f"  {before!s:>28} -> {after}")
+        pairs = list(zip(source.to_pylist(), result.to_pylist(), strict=True))
+        shown.append(
+            {"transform": name, "column": column, "type": str(source.type), "values": pairs}
+        )
+        out.message(f"\n{name}({column}: {source.type})")
+        for before, after in pairs:
+            out.message(f"  {before!s:>28} -> {after}")
+    if out.as_json:
+        out.value({"version": frazil.__version__, "transforms": shown})
     return 0

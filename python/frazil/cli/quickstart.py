@@ -15,15 +15,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from frazil.cli._ddl import parse_partition_spec, parse_schema
-from frazil.cli._output import Output
-from frazil.errors import NotFoundError
-
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from frazil.catalog import Catalog
+    from frazil.cli._output import Output
 
 __all__ = ["generate_events", "register"]
 
@@ -40,6 +36,8 @@ _DAYS = 30
 def generate_events(rows: int, first_id: int, seed: int) -> pa.Table:
     """``rows`` events over 30 days of January 2026, generated with vectorized Arrow compute
     (deterministic for a seed)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     def uniform(salt: int) -> pa.Array:
         return pc.random(rows, initializer=seed * 1000 + salt)
@@ -70,6 +68,7 @@ class _Tour:
     def __init__(self, out: Output) -> None:
         self.out = out
         self.total = 0.0
+        self.steps: list[dict[str, Any]] = []
 
     @contextmanager
     def step(self, title: str) -> Iterator[Callable[[str], None]]:
@@ -78,12 +77,19 @@ class _Tour:
         yield lines.append
         elapsed = time.perf_counter() - started
         self.total += elapsed
+        self.steps.append({"step": title, "ms": round(elapsed * 1000, 1), "notes": lines})
         self.out.message(f"{title:<52} {elapsed * 1000:>9.0f} ms")
         for line in lines:
             self.out.message(f"    {line}")
 
 
 def _run(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from frazil.cli._ddl import parse_partition_spec, parse_schema
+    from frazil.errors import NotFoundError
+
     tour = _Tour(out)
     namespace, name = args.namespace, f"{args.namespace}.{args.table}"
     rows = args.rows
@@ -159,6 +165,8 @@ def _run(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
 
     out.message(f"{'total':<52} {tour.total * 1000:>9.0f} ms")
     out.message(f"\nTry: frazil scan {name} --filter \"country = 'DE'\" --limit 5")
+    if out.as_json:
+        out.value({"table": name, "steps": tour.steps, "total-ms": round(tour.total * 1000, 1)})
     return 0
 
 

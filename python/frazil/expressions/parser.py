@@ -11,6 +11,7 @@ Grammar (keywords case-insensitive; NOT binds tighter than AND, AND tighter than
                 | term IS [NOT] NULL | term IS [NOT] NAN
                 | term [NOT] IN '(' [value (',' value)*] ')'
                 | term [NOT] LIKE 'prefix%' | term [NOT] STARTS WITH 'prefix'
+                | term [NOT] BETWEEN value AND value      (inclusive: term >= a AND term <= b)
     op         := '=' | '==' | '!=' | '<>' | '<' | '<=' | '>' | '>='
     term       := name | transform '(' name ')'          (bucket[16](id), day(ts))
     name       := part ('.' part)*                        (location.city, "a.b".c)
@@ -359,6 +360,14 @@ class _Parser:
         if self.peek().is_word("LIKE"):
             self.advance()
             return self.parse_like(term, negated)
+        if self.peek().is_word("BETWEEN"):
+            # SQL's BETWEEN includes both ends; NOT BETWEEN is its negation.
+            self.advance()
+            low = self.parse_value()
+            self.expect_word("AND")
+            high = self.parse_value()
+            between = And(GreaterThanOrEqual(term, low), LessThanOrEqual(term, high))
+            return Not(between) if negated else between
         if self.peek().is_word("STARTS"):
             self.advance()
             self.expect_word("WITH")
@@ -368,8 +377,10 @@ class _Parser:
             self.advance()
             return NotStartsWith(term, prefix.text) if negated else StartsWith(term, prefix.text)
         if negated:
-            self.fail("IN, LIKE or STARTS WITH")
-        self.fail("a comparison operator (=, !=, <>, <, <=, >, >=), IS, IN, LIKE or STARTS WITH")
+            self.fail("IN, LIKE, BETWEEN or STARTS WITH")
+        self.fail(
+            "a comparison operator (=, !=, <>, <, <=, >, >=), IS, IN, LIKE, BETWEEN or STARTS WITH"
+        )
 
     def parse_list(self) -> list[LiteralValue]:
         self.expect_op("(", "'(' to open the list of values")
@@ -445,6 +456,14 @@ class _Parser:
             raise _syntax_error("NULL is not a value: test for null with IS NULL", token.pos)
         if token.is_word("NAN"):
             raise _syntax_error("NaN is not a value: test for NaN with IS NAN", token.pos)
+        if token.kind == "quoted":
+            # "x" names a column (SQL); text in double quotes is a common slip.
+            quoted = "'" + token.text.replace("'", "''") + "'"
+            raise _syntax_error(
+                f"{token.source} is a quoted column name, not a value: write text in single "
+                f"quotes, {quoted}",
+                token.pos,
+            )
         self.fail("a value")
 
 

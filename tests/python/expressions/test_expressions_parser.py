@@ -175,8 +175,8 @@ def test_quoted_text_stays_text_until_bound() -> None:
         ("", "expected a filter at position 1, found an empty string"),
         (
             "id",
-            "expected a comparison operator (=, !=, <>, <, <=, >, >=), IS, IN, LIKE or "
-            "STARTS WITH after 'id' at position 3, found end of input",
+            "expected a comparison operator (=, !=, <>, <, <=, >, >=), IS, IN, LIKE, BETWEEN "
+            "or STARTS WITH after 'id' at position 3, found end of input",
         ),
         ("a = 1 b = 2", "expected AND, OR or the end of the filter after '1' at position 7"),
         ("(a = 1", "expected ')' (to close the '(' at position 1) after '1' at position 7"),
@@ -184,7 +184,9 @@ def test_quoted_text_stays_text_until_bound() -> None:
         ("x IN (1, 2", "expected ',' or ')' in the list of values after '2' at position 11"),
         ("x IN 1", "expected '(' to open the list of values after 'IN' at position 6"),
         ("x IS 5", "expected NULL or NAN after 'IS' at position 6, found '5'"),
-        ("x NOT 5", "expected IN, LIKE or STARTS WITH after 'NOT' at position 7"),
+        ("x NOT 5", "expected IN, LIKE, BETWEEN or STARTS WITH after 'NOT' at position 7"),
+        ('x = "a"', '"a" is a quoted column name, not a value: write text in single quotes'),
+        ("x BETWEEN 1 OR 2", "expected AND after '1' at position 13, found 'OR'"),
         ("x = NULL", "NULL is not a value: test for null with IS NULL at position 5"),
         ("x = nan", "NaN is not a value: test for NaN with IS NAN at position 5"),
         ("x = 'abc", "unterminated string: expected a closing ' at position 9"),

@@ -20,6 +20,7 @@ from typing import Any, TypeAlias
 import pyarrow as pa
 
 from frazil import _native
+from frazil._checked import checked
 from frazil.errors import InvalidDataError, InvalidValueError
 from frazil.io import IOLike, raw, resolve
 
@@ -313,6 +314,7 @@ def write_manifest_list(
 
 
 @dataclass(frozen=True)
+@checked
 class PartitionFieldSummary:
     contains_null: bool
     contains_nan: bool | None
@@ -321,6 +323,7 @@ class PartitionFieldSummary:
 
 
 @dataclass(frozen=True)
+@checked
 class ManifestFile:
     """One row of a manifest list."""
 
@@ -353,6 +356,7 @@ class ManifestFile:
 
 
 @dataclass(frozen=True)
+@checked
 class DataFile:
     """The ``data_file`` struct of a manifest entry. Maps are dicts."""
 
@@ -400,6 +404,7 @@ class DataFile:
 
 
 @dataclass(frozen=True)
+@checked
 class ManifestEntry:
     status: int
     snapshot_id: int | None

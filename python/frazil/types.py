@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from frazil import _jsonutil as js
 from frazil import _native
+from frazil._checked import checked
 from frazil.errors import FrazilError, InvalidMetadataError, UnknownTypeError
 
 __all__ = [
@@ -183,6 +184,7 @@ class UnknownType(_Parameterless):
 
 
 @dataclass(frozen=True)
+@checked
 class DecimalType(PrimitiveType):
     precision: int
     scale: int
@@ -206,6 +208,7 @@ class DecimalType(PrimitiveType):
 
 
 @dataclass(frozen=True)
+@checked
 class FixedType(PrimitiveType):
     length: int
 
@@ -224,6 +227,7 @@ _EDGE_ALGORITHMS = ("spherical", "vincenty", "thomas", "andoyer", "karney")
 
 
 @dataclass(frozen=True)
+@checked
 class GeometryType(PrimitiveType):
     """v3 ``geometry(C)``; the CRS defaults to OGC:CRS84 as in Java."""
 
@@ -237,6 +241,7 @@ class GeometryType(PrimitiveType):
 
 
 @dataclass(frozen=True)
+@checked
 class GeographyType(PrimitiveType):
     """v3 ``geography(C, A)``; defaults OGC:CRS84 and spherical as in Java."""
 
@@ -323,6 +328,7 @@ def _parse_type(text: str) -> PrimitiveType | VariantType:
 
 
 @dataclass(frozen=True)
+@checked
 class NestedField:
     """A struct field, list element or map key/value: id, name, type, nullability.
 
@@ -430,6 +436,7 @@ def required(
 
 
 @dataclass(frozen=True)
+@checked
 class StructType(IcebergType):
     fields: tuple[NestedField, ...] = ()
 
@@ -462,6 +469,7 @@ class StructType(IcebergType):
 
 
 @dataclass(frozen=True)
+@checked
 class ListType(IcebergType):
     element_id: int
     element_type: IcebergType
@@ -483,6 +491,7 @@ class ListType(IcebergType):
 
 
 @dataclass(frozen=True)
+@checked
 class MapType(IcebergType):
     key_id: int
     key_type: IcebergType

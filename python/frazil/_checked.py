@@ -1,0 +1,392 @@
+"""Type checks for the model's frozen dataclasses, driven by their annotations.
+
+A model value built with an argument of the wrong kind must be refused when it is built, never
+stored: ``PartitionSpec(PartitionField(...))`` once put the field in ``spec_id`` and created an
+unpartitioned table. Every public dataclass of the model is decorated with :func:`checked`
+(beneath ``@dataclass``), which runs, before the class's own ``__post_init__``, one check per
+field compiled from the field's annotation:
+
+- ``int`` takes an int, never a bool; ``bool``, ``str``, ``bytes`` and classes take their
+  instances; ``Any`` takes anything;
+- ``X | None`` also takes None; a ``str`` enum also takes its value as a string (the class
+  converts it and names the allowed values);
+- ``tuple[X, ...]`` and ``list[X]`` take a tuple or list of ``X`` (stored as the annotated
+  container); ``dict[K, V]`` and ``Mapping[K, V]`` take a mapping of ``K`` to ``V`` (a
+  ``Mapping`` that is not a dict is stored as a dict).
+
+The plan of a class is compiled once, at its first instance (annotations are strings until
+then), into a flat list of steps, so that a check costs about one ``isinstance`` per field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, overload
+
+from frazil.errors import FrazilError, InvalidMetadataError
+
+__all__ = ["checked"]
+
+T = TypeVar("T")
+
+
+_UNSET: Any = object()
+
+
+class _Mismatch(Exception):
+    """A value that fails a check: what was expected, where inside the field (``[2]``, a
+    mapping's ``[key]``), and the offending value when it is not the field's whole value."""
+
+    def __init__(self, expected: str, where: str = "", value: Any = _UNSET) -> None:
+        super().__init__(expected)
+        self.expected = expected
+        self.where = where
+        self.value = value
+
+
+class _Check:
+    """One field's check. A plain check is ``type_ok``: whether values of that exact type are
+    acceptable as they are (so that the elements of a container are checked by their distinct
+    types, at C speed); a container's check is ``convert``, which returns the value to store or
+    raises _Mismatch."""
+
+    __slots__ = ("convert", "expected", "type_ok")
+
+    def __init__(
+        self,
+        expected: str,
+        type_ok: Callable[[type], bool] | None = None,
+        convert: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self.expected = expected
+        self.type_ok = type_ok
+        self.convert = convert
+
+    def __call__(self, value: Any) -> Any:
+        if self.convert is not None:
+            return self.convert(value)
+        assert self.type_ok is not None
+        if not self.type_ok(type(value)):
+            raise _Mismatch(self.expected)
+        return value
+
+
+def _describe(hint: Any, article: bool = True) -> str:
+    """An annotation in words: ``a tuple of Snapshot``, ``a dict of int to bytes or None``."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        return " or ".join(_describe(a, article) for a in typing.get_args(hint))
+    if origin in (tuple, list, dict, Mapping):
+        args = typing.get_args(hint)
+        name = "mapping" if origin is Mapping else origin.__name__
+        inner = (
+            f"{_describe(args[0], False)} to {_describe(args[1], False)}"
+            if origin in (dict, Mapping)
+            else _describe(args[0], False)
+        )
+        return f"{'a ' if article else ''}{name} of {inner}"
+    if hint is type(None):
+        return "None"
+    if hint is Any or hint is object:
+        return "anything"
+    if isinstance(hint, type):
+        if hint is bytes or not article:
+            return hint.__name__
+        return f"{'an' if hint.__name__[0].lower() in 'aeiou' else 'a'} {hint.__name__}"
+    return str(hint)
+
+
+def _int_type(t: type) -> bool:
+    return issubclass(t, int) and not issubclass(t, bool)
+
+
+def _optional_int_type(t: type) -> bool:
+    return t is type(None) or _int_type(t)
+
+
+def _subclass_of(classes: tuple[type, ...]) -> Callable[[type], bool]:
+    def type_ok(t: type) -> bool:
+        return issubclass(t, classes)
+
+    type_ok.classes = classes  # type: ignore[attr-defined]  # read by _step: one isinstance call
+    return type_ok
+
+
+def _types_checker(type_ok: Callable[[type], bool]) -> Callable[[Any], bool]:
+    """Whether every item of an iterable is acceptable, judged by their distinct types: one
+    C-speed pass and a subset test against the types already found acceptable."""
+    good: set[type] = set()
+
+    def all_ok(values: Any) -> bool:
+        seen = set(map(type, values))
+        if seen <= good:
+            return True
+        for t in seen - good:
+            if not type_ok(t):
+                return False
+            good.add(t)
+        return True
+
+    return all_ok
+
+
+_ANY = _Check("anything", type_ok=lambda _t: True)
+
+
+def _compile(hint: Any) -> _Check:
+    """The check of one annotation; an annotation it does not know is refused when the
+    class is first built, so that a new field shape is noticed rather than left unchecked."""
+    if hint is Any or hint is object:
+        return _ANY
+    if hint is int:
+        return _Check("an int", _int_type)
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        return _union(typing.get_args(hint))
+    if origin in (tuple, list):
+        args = typing.get_args(hint)
+        if origin is tuple and (len(args) != 2 or args[1] is not Ellipsis):
+            raise TypeError(f"cannot check the fixed-length tuple annotation {hint}")
+        return _sequence(origin, _compile(args[0]), _describe(hint))
+    if origin in (dict, Mapping):
+        key, value = typing.get_args(hint)
+        return _mapping(_compile(key), _compile(value), _describe(hint))
+    if isinstance(hint, type) and issubclass(hint, enum.Enum) and issubclass(hint, str):
+        # The class itself converts the string and names the allowed values.
+        return _Check(f"a {hint.__name__} or its value", _subclass_of((hint, str)))
+    if isinstance(hint, type) and origin is None:
+        return _Check(_describe(hint), _subclass_of((hint,)))
+    raise TypeError(f"cannot check the annotation {hint!r}")
+
+
+def _union(args: tuple[Any, ...]) -> _Check:
+    expected = " or ".join(_describe(a) for a in args)
+    parts = [_compile(a) for a in args]
+    if all(isinstance(a, type) and a is not int and typing.get_origin(a) is None for a in args):
+        # The common case (``str | None``, ``bytes | None``): one isinstance call.
+        return _Check(expected, _subclass_of(args))
+    if set(args) == {int, type(None)}:
+        return _Check(expected, _optional_int_type)
+    if len(args) == 2 and type(None) in args:
+        # ``tuple[str, ...] | None``: None at once, else the container's check.
+        inner = parts[0] if args[1] is type(None) else parts[1]
+        inner_convert = inner.convert
+        assert inner_convert is not None  # a plain inner check took a branch above
+
+        def optional(value: Any) -> Any:
+            if value is None:
+                return None
+            try:
+                return inner_convert(value)
+            except _Mismatch as mismatch:
+                if mismatch.where:
+                    raise
+                raise _Mismatch(expected) from None
+
+        return _Check(expected, convert=optional)
+    if all(p.convert is None for p in parts):
+        type_oks = [p.type_ok for p in parts]
+
+        def type_ok(t: type) -> bool:
+            return any(ok(t) for ok in type_oks)  # type: ignore[misc]
+
+        return _Check(expected, type_ok)
+
+    def convert(value: Any) -> Any:
+        for part in parts:
+            try:
+                return part(value)
+            except _Mismatch:
+                continue
+        raise _Mismatch(expected)
+
+    return _Check(expected, convert=convert)
+
+
+def _sequence(container: type, element: _Check, expected: str) -> _Check:
+    """``tuple[X, ...]`` or ``list[X]``: a tuple or list of X, stored as ``container``."""
+    if element.convert is None:
+        assert element.type_ok is not None
+        all_ok = _types_checker(element.type_ok)
+
+        def convert(value: Any) -> Any:
+            if not isinstance(value, (tuple, list)):
+                raise _Mismatch(expected)
+            if not all_ok(value):
+                _first_bad(element, enumerate(value))
+            return value if type(value) is container else container(value)
+
+    else:
+
+        def convert(value: Any) -> Any:
+            if not isinstance(value, (tuple, list)):
+                raise _Mismatch(expected)
+            return container(_converted(element, i, item) for i, item in enumerate(value))
+
+    return _Check(expected, convert=convert)
+
+
+def _mapping(key: _Check, val: _Check, expected: str) -> _Check:
+    """``dict[K, V]`` or ``Mapping[K, V]``: a mapping of K to V, stored as a dict."""
+    if key.convert is None and val.convert is None:
+        assert key.type_ok is not None and val.type_ok is not None
+        keys_ok = _types_checker(key.type_ok)
+        values_ok = None if val is _ANY else _types_checker(val.type_ok)
+
+        def convert(value: Any) -> Any:
+            is_dict = type(value) is dict
+            if not (is_dict or isinstance(value, Mapping)):
+                raise _Mismatch(expected)
+            if value and not (
+                keys_ok(value.keys()) and (values_ok is None or values_ok(value.values()))
+            ):
+                _first_bad_item(key, val, value)
+            return value if is_dict else dict(value)
+
+    else:
+
+        def convert(value: Any) -> Any:
+            if not isinstance(value, Mapping):
+                raise _Mismatch(expected)
+            return {
+                _converted(key, f" key {k!r}", k, prefix=False): _converted(val, k, v)
+                for k, v in value.items()
+            }
+
+    return _Check(expected, convert=convert)
+
+
+def _converted(check: _Check, where: Any, item: Any, prefix: bool = True) -> Any:
+    """``check(item)``, a mismatch located at ``[where]`` (or at ``where`` with no prefix)."""
+    try:
+        return check(item)
+    except _Mismatch as mismatch:
+        place = f"[{where!r}]" if prefix else str(where)
+        value = item if mismatch.value is _UNSET else mismatch.value
+        raise _Mismatch(mismatch.expected, place + mismatch.where, value) from None
+
+
+def _first_bad(element: _Check, items: Any) -> None:
+    """Raise the mismatch of the first item (index, value) that ``element`` refuses (the
+    failure path of a container check, which found one by types alone)."""
+    for where, item in items:
+        _converted(element, where, item)
+
+
+def _first_bad_item(key: _Check, val: _Check, mapping: Mapping[Any, Any]) -> None:
+    for k, v in mapping.items():
+        _converted(key, f" key {k!r}", k, prefix=False)
+        _converted(val, k, v)
+
+
+# A plan step: (field name, kind, argument, expected). Kinds: an instance of the classes in
+# argument; an int that is not a bool (or None, for _OPTIONAL_INT); argument(type(value)) is
+# true; argument(value) is the value to store (containers). The first ones are checked inline.
+_INSTANCE, _INT, _OPTIONAL_INT, _TEST, _CONVERT = range(5)
+_Plan = tuple[tuple[str, int, Any, str], ...]
+_PLANS: dict[type, _Plan] = {}
+
+
+def _step(name: str, check: _Check) -> tuple[str, int, Any, str]:
+    if check.convert is not None:
+        return (name, _CONVERT, check.convert, check.expected)
+    if check.type_ok is _int_type:
+        return (name, _INT, None, check.expected)
+    if check.type_ok is _optional_int_type:
+        return (name, _OPTIONAL_INT, None, check.expected)
+    classes = getattr(check.type_ok, "classes", None)
+    if classes is not None:
+        return (name, _INSTANCE, classes, check.expected)
+    return (name, _TEST, check.type_ok, check.expected)
+
+
+def _plan(cls: type) -> _Plan:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        hints = typing.get_type_hints(cls)
+        # Input forms the class's own __post_init__ converts (a Transform for a transform
+        # string): accepted by the check too.
+        for name, extra in getattr(cls, "__frazil_also__", {}).items():
+            members = (hints[name], *extra)
+            hints[name] = typing.Union[members]  # noqa: UP007 - built at run time
+        checks = ((f.name, _compile(hints[f.name])) for f in dataclasses.fields(cls) if f.init)
+        plan = tuple(_step(name, check) for name, check in checks if check is not _ANY)
+        _PLANS[cls] = plan
+    return plan
+
+
+def check_fields(obj: Any, error: type[FrazilError] = InvalidMetadataError) -> None:
+    """Check (and normalise) every field of the dataclass instance ``obj`` against its
+    annotation; raise ``error`` naming the class, the field and the value otherwise."""
+    values = obj.__dict__
+    for name, kind, argument, expected in _plan(type(obj)):
+        value = values[name]
+        if kind == _INSTANCE:
+            if isinstance(value, argument):
+                continue
+        elif kind == _INT or kind == _OPTIONAL_INT:
+            if type(value) is int or (kind == _OPTIONAL_INT and value is None):
+                continue
+            if isinstance(value, int) and not isinstance(value, bool):
+                continue
+        elif kind == _TEST:
+            if argument(type(value)):
+                continue
+        else:
+            try:
+                new = argument(value)
+            except _Mismatch as mismatch:
+                shown = value if mismatch.value is _UNSET else mismatch.value
+                raise error(
+                    f"{type(obj).__name__}: {name}{mismatch.where} must be {mismatch.expected}, "
+                    f"got {shown!r}"
+                ) from None
+            if new is not value:
+                object.__setattr__(obj, name, new)
+            continue
+        raise error(f"{type(obj).__name__}: {name} must be {expected}, got {value!r}")
+
+
+@overload
+def checked(cls: type[T], /) -> type[T]: ...
+@overload
+def checked(
+    *, error: type[FrazilError] = ..., also: Mapping[str, tuple[type, ...]] = ...
+) -> Callable[[type[T]], type[T]]: ...
+
+
+def checked(
+    cls: type[T] | None = None,
+    /,
+    *,
+    error: type[FrazilError] = InvalidMetadataError,
+    also: Mapping[str, tuple[type, ...]] | None = None,
+) -> type[T] | Callable[[type[T]], type[T]]:
+    """Give a dataclass the checks of its annotations: ``@dataclass(frozen=True)`` above,
+    ``@checked`` (or ``@checked(error=InvalidSchemaError)``) below. Its own ``__post_init__``
+    runs after the checks, on the checked (and normalised) values; ``also`` names input types
+    it accepts besides the annotated one for a field, because it converts them."""
+
+    def decorate(target: type[T]) -> type[T]:
+        if also:
+            target.__frazil_also__ = dict(also)  # type: ignore[attr-defined]
+        original = getattr(target, "__post_init__", None)
+        # A checked parent's __post_init__ is its checks plus its own: keep only the latter.
+        original = getattr(original, "__frazil_original__", original)
+
+        def __post_init__(self: Any) -> None:
+            check_fields(self, error)
+            if original is not None:
+                original(self)
+
+        __post_init__.__qualname__ = f"{target.__qualname__}.__post_init__"
+        __post_init__.__frazil_original__ = original  # type: ignore[attr-defined]
+        target.__post_init__ = __post_init__  # type: ignore[attr-defined]
+        target.__frazil_checked__ = True  # type: ignore[attr-defined]
+        return target
+
+    return decorate if cls is None else decorate(cls)

@@ -19,7 +19,7 @@ from frazil.metadata import SUPPORTED_FORMAT_VERSION, TableMetadata
 from frazil.partitioning import PARTITION_DATA_ID_START, PartitionField, PartitionSpec
 from frazil.schema import Schema
 from frazil.sorting import SortField, SortOrder
-from frazil.table._properties import downcast_ns
+from frazil.table._properties import check_write_properties, downcast_ns
 from frazil.table.update_schema import assign_fresh_ids
 from frazil.types import StructType
 
@@ -128,6 +128,7 @@ def new_table_metadata(
         raise InvalidUpdateError(
             f"format version must be 1 to {SUPPORTED_FORMAT_VERSION}, got {format_version!r}"
         )
+    check_write_properties(props)
     schema = _table_schema(schema, format_version, props)
     fresh_schema = _fresh_schema(schema)
     fresh_schema.check_format_version(format_version)

@@ -27,7 +27,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, overload
 
-from frazil.errors import FrazilError, InvalidMetadataError
+from frazil.errors import FrazilError, InternalError, InvalidMetadataError
 
 __all__ = ["checked"]
 
@@ -150,7 +150,7 @@ def _compile(hint: Any) -> _Check:
     if origin in (tuple, list):
         args = typing.get_args(hint)
         if origin is tuple and (len(args) != 2 or args[1] is not Ellipsis):
-            raise TypeError(f"cannot check the fixed-length tuple annotation {hint}")
+            raise InternalError(f"cannot check the fixed-length tuple annotation {hint}")
         return _sequence(origin, _compile(args[0]), _describe(hint))
     if origin in (dict, Mapping):
         key, value = typing.get_args(hint)
@@ -160,7 +160,7 @@ def _compile(hint: Any) -> _Check:
         return _Check(f"a {hint.__name__} or its value", _subclass_of((hint, str)))
     if isinstance(hint, type) and origin is None:
         return _Check(_describe(hint), _subclass_of((hint,)))
-    raise TypeError(f"cannot check the annotation {hint!r}")
+    raise InternalError(f"cannot check the annotation {hint!r}")
 
 
 def _union(args: tuple[Any, ...]) -> _Check:

@@ -14,14 +14,18 @@ field compiled from the field's annotation:
   container); ``dict[K, V]`` and ``Mapping[K, V]`` take a mapping of ``K`` to ``V`` (a
   ``Mapping`` that is not a dict is stored as a dict).
 
-The plan of a class is compiled once, at its first instance (annotations are strings until
-then), into a flat list of steps, so that a check costs about one ``isinstance`` per field.
+Some of these classes are built per field or per data file, so the checks of a class are
+compiled once, at its first instance (annotations are strings until then), into one generated
+function: per field, a fast test of the common case (``type(x) is int``; for a container, its
+type and the set of its items' types against the types already accepted) and, only when that
+fails, the full check, which converts, accepts subclasses or raises.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import itertools
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -29,10 +33,9 @@ from typing import Any, TypeVar, overload
 
 from frazil.errors import FrazilError, InternalError, InvalidMetadataError
 
-__all__ = ["checked"]
+__all__ = ["check_fields", "checked"]
 
 T = TypeVar("T")
-
 
 _UNSET: Any = object()
 
@@ -48,23 +51,31 @@ class _Mismatch(Exception):
         self.value = value
 
 
-class _Check:
-    """One field's check. A plain check is ``type_ok``: whether values of that exact type are
-    acceptable as they are (so that the elements of a container are checked by their distinct
-    types, at C speed); a container's check is ``convert``, which returns the value to store or
-    raises _Mismatch."""
+_names = itertools.count()
 
-    __slots__ = ("convert", "expected", "type_ok")
+
+class _Check:
+    """One annotation's check. ``type_ok`` (plain checks): whether values of that exact type
+    are acceptable as they are, so that a container's items are checked by their distinct
+    types at C speed; ``convert`` (containers): the value to store, or _Mismatch. ``fast``:
+    an expression of ``x`` true only for a value that is acceptable as it is (None: always
+    take the full check), over the objects in ``env``."""
+
+    __slots__ = ("convert", "env", "expected", "fast", "type_ok")
 
     def __init__(
         self,
         expected: str,
         type_ok: Callable[[type], bool] | None = None,
         convert: Callable[[Any], Any] | None = None,
+        fast: str | None = None,
+        env: dict[str, Any] | None = None,
     ) -> None:
         self.expected = expected
         self.type_ok = type_ok
         self.convert = convert
+        self.fast = fast
+        self.env = env or {}
 
     def __call__(self, value: Any) -> Any:
         if self.convert is not None:
@@ -73,6 +84,13 @@ class _Check:
         if not self.type_ok(type(value)):
             raise _Mismatch(self.expected)
         return value
+
+
+def _bind(env: dict[str, Any], value: Any) -> str:
+    """A fresh name for ``value`` in a generated expression."""
+    name = f"_v{next(_names)}"
+    env[name] = value
+    return name
 
 
 def _describe(hint: Any, article: bool = True) -> str:
@@ -112,38 +130,46 @@ def _subclass_of(classes: tuple[type, ...]) -> Callable[[type], bool]:
     def type_ok(t: type) -> bool:
         return issubclass(t, classes)
 
-    type_ok.classes = classes  # type: ignore[attr-defined]  # read by _step: one isinstance call
     return type_ok
 
 
-def _types_checker(type_ok: Callable[[type], bool]) -> Callable[[Any], bool]:
+class _TypesChecker:
     """Whether every item of an iterable is acceptable, judged by their distinct types: one
-    C-speed pass and a subset test against the types already found acceptable."""
-    good: set[type] = set()
+    C-speed pass and a subset test against ``good``, the types found acceptable so far."""
 
-    def all_ok(values: Any) -> bool:
+    __slots__ = ("good", "type_ok")
+
+    def __init__(self, type_ok: Callable[[type], bool]) -> None:
+        self.type_ok = type_ok
+        self.good: set[type] = set()
+
+    def __call__(self, values: Any) -> bool:
         seen = set(map(type, values))
-        if seen <= good:
+        if seen <= self.good:
             return True
-        for t in seen - good:
-            if not type_ok(t):
+        for t in seen - self.good:
+            if not self.type_ok(t):
                 return False
-            good.add(t)
+            self.good.add(t)
         return True
 
-    return all_ok
+
+_ANY = _Check("anything", type_ok=lambda _t: True, fast="True")
 
 
-_ANY = _Check("anything", type_ok=lambda _t: True)
+def _plain(expected: str, type_ok: Callable[[type], bool], classes: tuple[type, ...]) -> _Check:
+    env: dict[str, Any] = {}
+    return _Check(expected, type_ok, fast=f"isinstance(x, {_bind(env, classes)})", env=env)
 
 
 def _compile(hint: Any) -> _Check:
-    """The check of one annotation; an annotation it does not know is refused when the
-    class is first built, so that a new field shape is noticed rather than left unchecked."""
+    """The check of one annotation; an annotation it does not know is an InternalError when
+    the class is first built, so that a new field shape is noticed, never left unchecked."""
     if hint is Any or hint is object:
         return _ANY
     if hint is int:
-        return _Check("an int", _int_type)
+        # Exactly int on the fast path; the full check takes int subclasses but bool.
+        return _Check("an int", _int_type, fast="type(x) is int")
     origin = typing.get_origin(hint)
     if origin is typing.Union or origin is types.UnionType:
         return _union(typing.get_args(hint))
@@ -157,9 +183,10 @@ def _compile(hint: Any) -> _Check:
         return _mapping(_compile(key), _compile(value), _describe(hint))
     if isinstance(hint, type) and issubclass(hint, enum.Enum) and issubclass(hint, str):
         # The class itself converts the string and names the allowed values.
-        return _Check(f"a {hint.__name__} or its value", _subclass_of((hint, str)))
+        classes = (hint, str)
+        return _plain(f"a {hint.__name__} or its value", _subclass_of(classes), classes)
     if isinstance(hint, type) and origin is None:
-        return _Check(_describe(hint), _subclass_of((hint,)))
+        return _plain(_describe(hint), _subclass_of((hint,)), (hint,))
     raise InternalError(f"cannot check the annotation {hint!r}")
 
 
@@ -168,9 +195,9 @@ def _union(args: tuple[Any, ...]) -> _Check:
     parts = [_compile(a) for a in args]
     if all(isinstance(a, type) and a is not int and typing.get_origin(a) is None for a in args):
         # The common case (``str | None``, ``bytes | None``): one isinstance call.
-        return _Check(expected, _subclass_of(args))
+        return _plain(expected, _subclass_of(args), args)
     if set(args) == {int, type(None)}:
-        return _Check(expected, _optional_int_type)
+        return _Check(expected, _optional_int_type, fast="x is None or type(x) is int")
     if len(args) == 2 and type(None) in args:
         # ``tuple[str, ...] | None``: None at once, else the container's check.
         inner = parts[0] if args[1] is type(None) else parts[1]
@@ -187,7 +214,8 @@ def _union(args: tuple[Any, ...]) -> _Check:
                     raise
                 raise _Mismatch(expected) from None
 
-        return _Check(expected, convert=optional)
+        fast = None if inner.fast is None else f"x is None or ({inner.fast})"
+        return _Check(expected, convert=optional, fast=fast, env=inner.env)
     if all(p.convert is None for p in parts):
         type_oks = [p.type_ok for p in parts]
 
@@ -207,59 +235,6 @@ def _union(args: tuple[Any, ...]) -> _Check:
     return _Check(expected, convert=convert)
 
 
-def _sequence(container: type, element: _Check, expected: str) -> _Check:
-    """``tuple[X, ...]`` or ``list[X]``: a tuple or list of X, stored as ``container``."""
-    if element.convert is None:
-        assert element.type_ok is not None
-        all_ok = _types_checker(element.type_ok)
-
-        def convert(value: Any) -> Any:
-            if not isinstance(value, (tuple, list)):
-                raise _Mismatch(expected)
-            if not all_ok(value):
-                _first_bad(element, enumerate(value))
-            return value if type(value) is container else container(value)
-
-    else:
-
-        def convert(value: Any) -> Any:
-            if not isinstance(value, (tuple, list)):
-                raise _Mismatch(expected)
-            return container(_converted(element, i, item) for i, item in enumerate(value))
-
-    return _Check(expected, convert=convert)
-
-
-def _mapping(key: _Check, val: _Check, expected: str) -> _Check:
-    """``dict[K, V]`` or ``Mapping[K, V]``: a mapping of K to V, stored as a dict."""
-    if key.convert is None and val.convert is None:
-        assert key.type_ok is not None and val.type_ok is not None
-        keys_ok = _types_checker(key.type_ok)
-        values_ok = None if val is _ANY else _types_checker(val.type_ok)
-
-        def convert(value: Any) -> Any:
-            is_dict = type(value) is dict
-            if not (is_dict or isinstance(value, Mapping)):
-                raise _Mismatch(expected)
-            if value and not (
-                keys_ok(value.keys()) and (values_ok is None or values_ok(value.values()))
-            ):
-                _first_bad_item(key, val, value)
-            return value if is_dict else dict(value)
-
-    else:
-
-        def convert(value: Any) -> Any:
-            if not isinstance(value, Mapping):
-                raise _Mismatch(expected)
-            return {
-                _converted(key, f" key {k!r}", k, prefix=False): _converted(val, k, v)
-                for k, v in value.items()
-            }
-
-    return _Check(expected, convert=convert)
-
-
 def _converted(check: _Check, where: Any, item: Any, prefix: bool = True) -> Any:
     """``check(item)``, a mismatch located at ``[where]`` (or at ``where`` with no prefix)."""
     try:
@@ -270,85 +245,133 @@ def _converted(check: _Check, where: Any, item: Any, prefix: bool = True) -> Any
         raise _Mismatch(mismatch.expected, place + mismatch.where, value) from None
 
 
-def _first_bad(element: _Check, items: Any) -> None:
-    """Raise the mismatch of the first item (index, value) that ``element`` refuses (the
-    failure path of a container check, which found one by types alone)."""
-    for where, item in items:
-        _converted(element, where, item)
+def _sequence(container: type, element: _Check, expected: str) -> _Check:
+    """``tuple[X, ...]`` or ``list[X]``: a tuple or list of X, stored as ``container``."""
+    if element.convert is not None:
+
+        def convert_each(value: Any) -> Any:
+            if not isinstance(value, (tuple, list)):
+                raise _Mismatch(expected)
+            return container(_converted(element, i, item) for i, item in enumerate(value))
+
+        return _Check(expected, convert=convert_each)
+    assert element.type_ok is not None
+    all_ok = _TypesChecker(element.type_ok)
+
+    def convert(value: Any) -> Any:
+        if not isinstance(value, (tuple, list)):
+            raise _Mismatch(expected)
+        if not all_ok(value):
+            for i, item in enumerate(value):  # raises at the first item refused
+                _converted(element, i, item)
+        return value if type(value) is container else container(value)
+
+    env: dict[str, Any] = {}
+    fast = (
+        f"type(x) is {_bind(env, container)} and "
+        f"(not x or set(map(type, x)) <= {_bind(env, all_ok.good)})"
+    )
+    return _Check(expected, convert=convert, fast=fast, env=env)
 
 
-def _first_bad_item(key: _Check, val: _Check, mapping: Mapping[Any, Any]) -> None:
-    for k, v in mapping.items():
-        _converted(key, f" key {k!r}", k, prefix=False)
-        _converted(val, k, v)
+def _mapping(key: _Check, val: _Check, expected: str) -> _Check:
+    """``dict[K, V]`` or ``Mapping[K, V]``: a mapping of K to V, stored as a dict."""
+    if key.convert is not None or val.convert is not None:
+
+        def convert_each(value: Any) -> Any:
+            if not isinstance(value, Mapping):
+                raise _Mismatch(expected)
+            return {
+                _converted(key, f" key {k!r}", k, prefix=False): _converted(val, k, v)
+                for k, v in value.items()
+            }
+
+        return _Check(expected, convert=convert_each)
+    assert key.type_ok is not None and val.type_ok is not None
+    keys_ok = _TypesChecker(key.type_ok)
+    values_ok = None if val is _ANY else _TypesChecker(val.type_ok)
+
+    def convert(value: Any) -> Any:
+        is_dict = type(value) is dict
+        if not (is_dict or isinstance(value, Mapping)):
+            raise _Mismatch(expected)
+        if value and not (
+            keys_ok(value.keys()) and (values_ok is None or values_ok(value.values()))
+        ):
+            for k, v in value.items():  # raises at the first item refused
+                _converted(key, f" key {k!r}", k, prefix=False)
+                _converted(val, k, v)
+        return value if is_dict else dict(value)
+
+    env: dict[str, Any] = {}
+    items = f"set(map(type, x)) <= {_bind(env, keys_ok.good)}"
+    if values_ok is not None:
+        items += f" and set(map(type, x.values())) <= {_bind(env, values_ok.good)}"
+    fast = f"type(x) is dict and (not x or ({items}))"
+    return _Check(expected, convert=convert, fast=fast, env=env)
 
 
-# A plan step: (field name, kind, argument, expected). Kinds: an instance of the classes in
-# argument; an int that is not a bool (or None, for _OPTIONAL_INT); argument(type(value)) is
-# true; argument(value) is the value to store (containers). The first ones are checked inline.
-_INSTANCE, _INT, _OPTIONAL_INT, _TEST, _CONVERT = range(5)
-_Plan = tuple[tuple[str, int, Any, str], ...]
-_PLANS: dict[type, _Plan] = {}
+# --- per class ----------------------------------------------------------------------------------
+
+_CHECKERS: dict[type, Callable[[Any, type[FrazilError]], None]] = {}
 
 
-def _step(name: str, check: _Check) -> tuple[str, int, Any, str]:
-    if check.convert is not None:
-        return (name, _CONVERT, check.convert, check.expected)
-    if check.type_ok is _int_type:
-        return (name, _INT, None, check.expected)
-    if check.type_ok is _optional_int_type:
-        return (name, _OPTIONAL_INT, None, check.expected)
-    classes = getattr(check.type_ok, "classes", None)
-    if classes is not None:
-        return (name, _INSTANCE, classes, check.expected)
-    return (name, _TEST, check.type_ok, check.expected)
+def _full_check(obj: Any, name: str, check: _Check, error: type[FrazilError]) -> None:
+    """The slow path of one field: accept (converting a container, taking a subclass) or raise
+    ``error`` naming the class, the field (and the item inside it) and the value."""
+    value = obj.__dict__[name]
+    try:
+        new = check(value)
+    except _Mismatch as mismatch:
+        shown = value if mismatch.value is _UNSET else mismatch.value
+        wanted = mismatch.expected if mismatch.where else check.expected
+        raise error(
+            f"{type(obj).__name__}: {name}{mismatch.where} must be {wanted}, got {shown!r}"
+        ) from None
+    if new is not value:
+        object.__setattr__(obj, name, new)
 
 
-def _plan(cls: type) -> _Plan:
-    plan = _PLANS.get(cls)
-    if plan is None:
-        hints = typing.get_type_hints(cls)
-        # Input forms the class's own __post_init__ converts (a Transform for a transform
-        # string): accepted by the check too.
-        for name, extra in getattr(cls, "__frazil_also__", {}).items():
-            members = (hints[name], *extra)
-            hints[name] = typing.Union[members]  # noqa: UP007 - built at run time
-        checks = ((f.name, _compile(hints[f.name])) for f in dataclasses.fields(cls) if f.init)
-        plan = tuple(_step(name, check) for name, check in checks if check is not _ANY)
-        _PLANS[cls] = plan
-    return plan
+def _checker(cls: type) -> Callable[[Any, type[FrazilError]], None]:
+    """The generated check function of ``cls``: for each field, its fast test, else the full
+    check."""
+    hints = typing.get_type_hints(cls)
+    # Input forms the class's own __post_init__ converts (a Transform for a transform
+    # string): accepted by the check too.
+    for name, extra in getattr(cls, "__frazil_also__", {}).items():
+        members = (hints[name], *extra)
+        hints[name] = typing.Union[members]  # noqa: UP007 - built at run time
+    env: dict[str, Any] = {"_full_check": _full_check}
+    lines = ["def check(obj, error):", "    d = obj.__dict__"]
+    for f in dataclasses.fields(cls):
+        check = _compile(hints[f.name]) if f.init else _ANY
+        if check is _ANY:
+            continue
+        full = f"_full_check(obj, {f.name!r}, {_bind(env, check)}, error)"
+        if check.fast is None:
+            lines.append(f"    {full}")
+            continue
+        env.update(check.env)
+        lines.append(f"    x = d[{f.name!r}]")
+        lines.append(f"    if not ({check.fast}):")
+        lines.append(f"        {full}")
+    if len(lines) == 2:
+        lines.append("    pass")
+    namespace: dict[str, Any] = {}
+    # The code is built above from the annotations alone (names bound in env), never from data.
+    exec("\n".join(lines), env, namespace)
+    function: Callable[[Any, type[FrazilError]], None] = namespace["check"]
+    return function
 
 
 def check_fields(obj: Any, error: type[FrazilError] = InvalidMetadataError) -> None:
     """Check (and normalise) every field of the dataclass instance ``obj`` against its
     annotation; raise ``error`` naming the class, the field and the value otherwise."""
-    values = obj.__dict__
-    for name, kind, argument, expected in _plan(type(obj)):
-        value = values[name]
-        if kind == _INSTANCE:
-            if isinstance(value, argument):
-                continue
-        elif kind == _INT or kind == _OPTIONAL_INT:
-            if type(value) is int or (kind == _OPTIONAL_INT and value is None):
-                continue
-            if isinstance(value, int) and not isinstance(value, bool):
-                continue
-        elif kind == _TEST:
-            if argument(type(value)):
-                continue
-        else:
-            try:
-                new = argument(value)
-            except _Mismatch as mismatch:
-                shown = value if mismatch.value is _UNSET else mismatch.value
-                raise error(
-                    f"{type(obj).__name__}: {name}{mismatch.where} must be {mismatch.expected}, "
-                    f"got {shown!r}"
-                ) from None
-            if new is not value:
-                object.__setattr__(obj, name, new)
-            continue
-        raise error(f"{type(obj).__name__}: {name} must be {expected}, got {value!r}")
+    cls = type(obj)
+    function = _CHECKERS.get(cls)
+    if function is None:
+        function = _CHECKERS[cls] = _checker(cls)
+    function(obj, error)
 
 
 @overload
@@ -379,7 +402,11 @@ def checked(
         original = getattr(original, "__frazil_original__", original)
 
         def __post_init__(self: Any) -> None:
-            check_fields(self, error)
+            cls = type(self)
+            function = _CHECKERS.get(cls)
+            if function is None:
+                function = _CHECKERS[cls] = _checker(cls)
+            function(self, error)
             if original is not None:
                 original(self)
 

@@ -137,12 +137,6 @@ class PartitionField:
         if isinstance(transform, Transform):
             transform = str(transform)
         object.__setattr__(self, "transform", canonical_transform(transform))
-        for attr in ("source_id", "field_id"):
-            value = getattr(self, attr)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidMetadataError(f"partition field {attr} must be an int, got {value!r}")
-        if not isinstance(self.name, str):
-            raise InvalidMetadataError(f"partition field name must be a string, got {self.name!r}")
 
     @property
     def is_known_transform(self) -> bool:
@@ -229,12 +223,9 @@ class PartitionSpec:
         self.__post_init__()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", tuple(self.fields))
         ids: set[int] = set()
         names: set[str] = set()
         for f in self.fields:
-            if not isinstance(f, PartitionField):
-                raise InvalidMetadataError(f"partition spec fields must be PartitionField: {f!r}")
             if f.field_id in ids:
                 raise InvalidMetadataError(
                     f"partition spec {self.spec_id}: duplicate partition field id {f.field_id}"

@@ -71,11 +71,6 @@ class Schema:
         self.__post_init__()
 
     def __post_init__(self) -> None:
-        if isinstance(self.schema_id, bool) or not isinstance(self.schema_id, int):
-            raise InvalidSchemaError(f"schema-id must be an int, got {self.schema_id!r}")
-        for f in self.fields:
-            if not isinstance(f, NestedField):
-                raise InvalidSchemaError(f"schema fields must be NestedField, got {f!r}")
         seen: dict[int, str] = {}
         names: set[str] = set()
         for name, f in _walk(self.as_struct(), ()):

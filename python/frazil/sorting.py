@@ -81,8 +81,6 @@ class SortField:
         object.__setattr__(self, "transform", canonical_transform(transform))
         object.__setattr__(self, "direction", _enum(SortDirection, self.direction, "direction"))
         object.__setattr__(self, "null_order", _enum(NullOrder, self.null_order, "null-order"))
-        if isinstance(self.source_id, bool) or not isinstance(self.source_id, int):
-            raise InvalidMetadataError(f"sort field source-id must be an int: {self.source_id!r}")
 
     @property
     def transform_model(self) -> Transform:
@@ -139,10 +137,6 @@ class SortOrder:
         self.__post_init__()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", tuple(self.fields))
-        for f in self.fields:
-            if not isinstance(f, SortField):
-                raise InvalidMetadataError(f"sort order fields must be SortField, got {f!r}")
         if self.fields and self.order_id == UNSORTED_ORDER_ID:
             raise InvalidMetadataError(
                 "sort order id 0 is reserved for the unsorted order, which has no fields"

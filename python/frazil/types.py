@@ -346,21 +346,6 @@ class NestedField:
     initial_default: Any = field(default=None, hash=False)
     write_default: Any = field(default=None, hash=False)
 
-    def __post_init__(self) -> None:
-        if isinstance(self.field_id, bool) or not isinstance(self.field_id, int):
-            raise InvalidMetadataError(f"field id must be an int, got {self.field_id!r}")
-        if not isinstance(self.name, str):
-            raise InvalidMetadataError(f"field {self.field_id}: name must be a str")
-        if not isinstance(self.required, bool):
-            raise InvalidMetadataError(f"field {self.field_id}: required must be a bool")
-        if self.doc is not None and not isinstance(self.doc, str):
-            raise InvalidMetadataError(f"field {self.field_id}: doc must be a str")
-        if not isinstance(self.field_type, IcebergType):
-            raise InvalidMetadataError(
-                f"field {self.field_id} ({self.name}): type must be an IcebergType, "
-                f"got {self.field_type!r}"
-            )
-
     @property
     def id(self) -> int:
         return self.field_id
@@ -439,12 +424,6 @@ def required(
 @checked
 class StructType(IcebergType):
     fields: tuple[NestedField, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", tuple(self.fields))
-        for f in self.fields:
-            if not isinstance(f, NestedField):
-                raise InvalidMetadataError(f"struct fields must be NestedField, got {f!r}")
 
     @property
     def is_nested(self) -> bool:

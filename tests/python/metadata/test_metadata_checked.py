@@ -420,3 +420,31 @@ def test_create_table_with_pyicebergs_partition_spec_is_partitioned(tmp_path: An
         (2, "day", "ts_day")
     ]
     assert [f.source_id for f in table.sort_order().fields] == [1]
+
+
+def test_data_file_views_of_an_arrow_column_are_checked_once_for_the_column(
+    tmp_path: Any,
+) -> None:
+    import pyarrow as pa
+    from frazil.manifest import entries_table, manifest_entry_schema
+
+    spec = {"spec-id": 0, "fields": [{"name": "ts_day", "transform": "day", "source-id": 2,
+                                      "field-id": 1000}]}  # fmt: skip
+    entries = entries_table(
+        [{"status": 1, "snapshot_id": 7, "data_file": DATA_FILE.to_row()}] * 3,
+        spec=spec,
+        schema=SCHEMA.to_json(),
+    )
+    column = entries.column("data_file")
+    assert column.type == manifest_entry_schema(spec, SCHEMA.to_json()).field("data_file").type
+    views = DataFile.from_arrow(column)
+    assert views == [DataFile.from_row(r) for r in column.to_pylist()]
+    assert views[0].lower_bounds == DATA_FILE.lower_bounds
+    assert views[0].split_offsets == DATA_FILE.split_offsets
+    # A column whose Arrow type does not guarantee the fields' types is checked row by row.
+    odd = pa.array([{"file_path": 3, "record_count": 1}])
+    with pytest.raises(InvalidMetadataError, match="DataFile: file_path must be a str or None"):
+        DataFile.from_arrow(odd)
+    floats = pa.array([{"file_path": "x", "record_count": 1.5}])
+    with pytest.raises(InvalidMetadataError, match="DataFile: record_count must be an int"):
+        DataFile.from_arrow(floats)

@@ -27,13 +27,7 @@ import pyarrow.compute as pc
 from frazil import _native
 from frazil import expressions as ex
 from frazil import types as t
-from frazil.errors import (
-    FrazilError,
-    InvalidDataError,
-    InvalidSchemaError,
-    UnknownFieldError,
-    ValidationError,
-)
+from frazil.errors import FrazilError, InvalidDataError, UnknownFieldError, ValidationError
 from frazil.io import IOLike, raw
 from frazil.name_mapping import NameMapping
 from frazil.partitioning import PartitionSpec
@@ -140,6 +134,7 @@ def schema_from_arrow(
             and primitive is not None
             and primitive.min_format_version > format_version
         ):
+            from frazil.errors import InvalidSchemaError
             from frazil.table._properties import DOWNCAST_NS_HINT
 
             hint = ""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from frazil.errors import InvalidValueError
 from frazil.schema import Schema
 from frazil.sorting import SortOrder
-from frazil.table._properties import check_write_properties, int_property
+from frazil.table._properties import int_property
 from frazil.types import IcebergType, ListType, MapType, PrimitiveType, StructType
 
 __all__ = ["MetricsMode", "WriteConfig", "default_metrics_mode", "metrics_modes"]
@@ -99,7 +99,6 @@ class WriteConfig:
 
     @classmethod
     def from_properties(cls, location: str, properties: Mapping[str, str]) -> WriteConfig:
-        check_write_properties(properties)
         codec_text = properties.get(COMPRESSION_CODEC, "zstd")
         codec = _CODECS.get(codec_text.strip().lower())
         if codec is None:

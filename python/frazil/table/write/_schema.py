@@ -343,7 +343,11 @@ def _conform(
     if pa.types.is_timestamp(target) and target.tz is not None:
         # Arrow stores UTC instants: re-labelling the zone keeps every value.
         array = array.cast(pa.timestamp(array.type.unit, "UTC"))
-    if pa.types.is_timestamp(target) and target.unit == "us" and array.type.unit == "ns":
+    if (
+        pa.types.is_timestamp(target)
+        and pa.types.is_timestamp(array.type)
+        and (target.unit, array.type.unit) == ("us", "ns")
+    ):
         # Checked: the downcast was asked for.
         array = _floor_to_micros(array)
     return array.cast(target)

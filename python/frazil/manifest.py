@@ -447,9 +447,9 @@ class DataFile:
     def from_arrow(cls, column: pa.Array | pa.ChunkedArray) -> list[DataFile]:
         """Views of a ``data_file`` struct column of :func:`read_manifest`'s tables. The
         column's Arrow type fixes the type of every value, so it is checked once, for the
-        column, and the rows are not checked one by one (a data file costs its conversion to
-        Python, not ~6 µs more of checks); a column of another type is read with the checks
-        of :meth:`from_row`."""
+        column, and the rows are not checked one by one (planning and commits build a view per
+        data file; checking its six metric maps item by item would cost several times its
+        construction); a column of another type is read with the checks of :meth:`from_row`."""
         rows = column.to_pylist()
         if not _guaranteed(column.type) or column.null_count:
             return [cls.from_row(row or {}) for row in rows]

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import pyarrow as pa
 
 from frazil import _native
+from frazil._checked import checked
 from frazil.errors import InvalidDataError, InvalidValueError
 from frazil.io import IOLike, raw, resolve
 
@@ -313,6 +314,7 @@ def write_manifest_list(
 
 
 @dataclass(frozen=True)
+@checked
 class PartitionFieldSummary:
     contains_null: bool
     contains_nan: bool | None
@@ -321,6 +323,7 @@ class PartitionFieldSummary:
 
 
 @dataclass(frozen=True)
+@checked
 class ManifestFile:
     """One row of a manifest list."""
 
@@ -352,7 +355,60 @@ class ManifestFile:
         return cls(**fields)
 
 
+_MAPS = ("_sizes", "_counts", "_bounds")
+# The Arrow types whose values (as ``to_pylist`` gives them) have DataFile's annotated types.
+_INT = pa.types.is_integer
+
+
+def _int_map(t: pa.DataType) -> bool:
+    return bool(pa.types.is_map(t) and _INT(t.key_type) and _INT(t.item_type))
+
+
+def _bytes_map(t: pa.DataType) -> bool:
+    return bool(pa.types.is_map(t) and _INT(t.key_type) and pa.types.is_binary(t.item_type))
+
+
+_GUARANTEES: dict[str, Callable[[pa.DataType], bool]] = {
+    "content": _INT,
+    "file_path": pa.types.is_string,
+    "file_format": pa.types.is_string,
+    "partition": pa.types.is_struct,
+    "record_count": _INT,
+    "file_size_in_bytes": _INT,
+    "column_sizes": _int_map,
+    "value_counts": _int_map,
+    "null_value_counts": _int_map,
+    "nan_value_counts": _int_map,
+    "lower_bounds": _bytes_map,
+    "upper_bounds": _bytes_map,
+    "key_metadata": pa.types.is_binary,
+    "split_offsets": lambda t: pa.types.is_list(t) and _INT(t.value_type),
+    "equality_ids": lambda t: pa.types.is_list(t) and _INT(t.value_type),
+    "sort_order_id": _INT,
+    "first_row_id": _INT,
+    "referenced_data_file": pa.types.is_string,
+    "content_offset": _INT,
+    "content_size_in_bytes": _INT,
+}
+
+
+def _guaranteed(t: pa.DataType) -> bool:
+    """Whether a struct column of type ``t`` can only hold valid DataFile values (a field the
+    struct lacks reads as None, which every DataFile field takes)."""
+    if not pa.types.is_struct(t):
+        return False
+    for i in range(t.num_fields):
+        child = t.field(i)
+        if child.name not in DataFile.__dataclass_fields__:
+            continue  # not taken
+        fits = _GUARANTEES.get(child.name)
+        if fits is None or not fits(child.type):
+            return False
+    return True
+
+
 @dataclass(frozen=True)
+@checked
 class DataFile:
     """The ``data_file`` struct of a manifest entry. Maps are dicts."""
 
@@ -382,10 +438,33 @@ class DataFile:
         values: dict[str, Any] = {}
         for name in cls.__dataclass_fields__:
             value = row.get(name)
-            if isinstance(value, list) and name.endswith(("_sizes", "_counts", "_bounds")):
+            if isinstance(value, list) and name.endswith(_MAPS):
                 value = dict(value)
             values[name] = value
         return cls(**values)
+
+    @classmethod
+    def from_arrow(cls, column: pa.Array | pa.ChunkedArray) -> list[DataFile]:
+        """Views of a ``data_file`` struct column of :func:`read_manifest`'s tables. The
+        column's Arrow type fixes the type of every value, so it is checked once, for the
+        column, and the rows are not checked one by one (planning and commits build a view per
+        data file; checking its six metric maps item by item would cost several times its
+        construction); a column of another type is read with the checks of :meth:`from_row`."""
+        rows = column.to_pylist()
+        if not _guaranteed(column.type) or column.null_count:
+            return [cls.from_row(row or {}) for row in rows]
+        names = tuple(cls.__dataclass_fields__)
+        maps = [name for name in names if name.endswith(_MAPS)]
+        views = []
+        for row in rows:
+            values = {name: row.get(name) for name in names}
+            for name in maps:
+                if values[name] is not None:
+                    values[name] = dict(values[name])
+            view = object.__new__(cls)
+            view.__dict__.update(values)
+            views.append(view)
+        return views
 
     def to_row(self) -> dict[str, Any]:
         """The ``data_file`` struct as :func:`write_manifest` takes it (maps as lists of
@@ -400,6 +479,7 @@ class DataFile:
 
 
 @dataclass(frozen=True)
+@checked
 class ManifestEntry:
     status: int
     snapshot_id: int | None

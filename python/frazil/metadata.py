@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from frazil import _jsonutil as js
+from frazil._checked import checked
 from frazil.errors import (
     FrazilError,
     InvalidMetadataError,
@@ -111,6 +112,7 @@ def _unique(items: tuple[Any, ...], key: str, what: str, cls: type) -> dict[int,
 
 
 @dataclass(frozen=True, kw_only=True)
+@checked
 class TableMetadata:
     """Table metadata. Attribute names are the spec's fields in snake_case.
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from frazil import _jsonutil as js
+from frazil._checked import checked
 from frazil.errors import InvalidMetadataError
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ def _check_unique(fields: tuple[MappedField, ...], where: str) -> None:
 
 
 @dataclass(frozen=True)
+@checked
 class MappedField:
     """Names that map to one field id (``field_id`` may be None for columns that exist only in
     data files), with mappings for the field's children (``fields``; None when absent)."""
@@ -74,6 +76,7 @@ class MappedField:
 
 
 @dataclass(frozen=True)
+@checked
 class NameMapping:
     """A list of top-level field mappings."""
 

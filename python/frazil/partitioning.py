@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from frazil import _jsonutil as js
 from frazil import _native
+from frazil._checked import checked
 from frazil.errors import (
     InvalidMetadataError,
     UnsupportedTransformError,
@@ -121,6 +123,7 @@ def transform_result_type(transform: str, source: IcebergType) -> IcebergType:
 
 
 @dataclass(frozen=True)
+@checked(also={"transform": (Transform,)})
 class PartitionField:
     """One field of a partition spec: source column id, partition field id, transform, name."""
 
@@ -134,12 +137,6 @@ class PartitionField:
         if isinstance(transform, Transform):
             transform = str(transform)
         object.__setattr__(self, "transform", canonical_transform(transform))
-        for attr in ("source_id", "field_id"):
-            value = getattr(self, attr)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidMetadataError(f"partition field {attr} must be an int, got {value!r}")
-        if not isinstance(self.name, str):
-            raise InvalidMetadataError(f"partition field name must be a string, got {self.name!r}")
 
     @property
     def is_known_transform(self) -> bool:
@@ -164,20 +161,71 @@ class PartitionField:
         return f"{self.field_id}: {self.name}: {self.transform}({self.source_id})"
 
 
+_UNSET: Any = object()
+
+
+def id_and_fields(
+    what: str,
+    field_class: type,
+    args: tuple[Any, ...],
+    id_name: str,
+    id_value: Any,
+    fields: Any,
+) -> tuple[Any, Any]:
+    """The id and fields of a spec or sort order from its constructor's arguments, in either
+    form: pyiceberg's, fields positional and the id by keyword (``PartitionSpec(field,
+    spec_id=1)``), or frazil's, the id first (``PartitionSpec(1, (field,))``). Types are
+    checked afterwards, by the class."""
+    if args and isinstance(args[0], field_class):
+        if fields is not _UNSET:
+            raise InvalidMetadataError(
+                f"{what}: give the fields positionally or as fields=, not both"
+            )
+        return id_value, args
+    if len(args) > 2:
+        raise InvalidMetadataError(
+            f"{what}: expected the fields positionally ({field_class.__name__} objects) or "
+            f"({id_name}, fields), got {len(args)} positional arguments"
+        )
+    if args:
+        if id_value is not _UNSET:
+            raise InvalidMetadataError(f"{what}: {id_name} given twice")
+        id_value = args[0]
+    if len(args) == 2:
+        if fields is not _UNSET:
+            raise InvalidMetadataError(f"{what}: fields given twice")
+        fields = args[1]
+    return id_value, fields
+
+
 @dataclass(frozen=True)
+@checked
 class PartitionSpec:
-    """A partition spec: ``spec_id`` and its fields, in order."""
+    """A partition spec: ``spec_id`` and its fields, in order.
+
+    Built as pyiceberg builds one, ``PartitionSpec(field, ..., spec_id=0)``, or with the id
+    first, ``PartitionSpec(0, (field, ...))``; ``spec_id`` must be an int."""
 
     spec_id: int = 0
     fields: tuple[PartitionField, ...] = ()
 
+    @overload
+    def __init__(self, *fields: PartitionField, spec_id: int = 0) -> None: ...
+    @overload
+    def __init__(self, spec_id: int = 0, fields: Iterable[PartitionField] = ()) -> None: ...
+
+    def __init__(self, *args: Any, spec_id: Any = _UNSET, fields: Any = _UNSET) -> None:
+        spec_id, fields = id_and_fields(
+            "partition spec", PartitionField, args, "spec_id", spec_id, fields
+        )
+        object.__setattr__(self, "spec_id", 0 if spec_id is _UNSET else spec_id)
+        object.__setattr__(self, "fields", () if fields is _UNSET else fields)
+        self.__post_init__()
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", tuple(self.fields))
         ids: set[int] = set()
         names: set[str] = set()
         for f in self.fields:
-            if not isinstance(f, PartitionField):
-                raise InvalidMetadataError(f"partition spec fields must be PartitionField: {f!r}")
             if f.field_id in ids:
                 raise InvalidMetadataError(
                     f"partition spec {self.spec_id}: duplicate partition field id {f.field_id}"

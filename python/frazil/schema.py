@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from frazil import _jsonutil as js
+from frazil._checked import checked
 from frazil.errors import InvalidMetadataError, InvalidSchemaError, UnknownFieldError
 from frazil.types import (
     DoubleType,
@@ -36,8 +37,11 @@ __all__ = ["MAX_FIELD_ID", "Schema"]
 # Spec: "Reserved Field IDs": ids above Integer.MAX_VALUE - 200 belong to metadata columns.
 MAX_FIELD_ID = 2**31 - 1 - 200
 
+_UNSET: Any = object()
+
 
 @dataclass(frozen=True)
+@checked(error=InvalidSchemaError)
 class Schema:
     """A table schema: top-level fields, ``schema_id`` and ``identifier_field_ids``."""
 
@@ -48,30 +52,25 @@ class Schema:
     def __init__(
         self,
         *columns: NestedField,
-        fields: tuple[NestedField, ...] | list[NestedField] | None = None,
+        fields: tuple[NestedField, ...] | list[NestedField] = _UNSET,
         schema_id: int = 0,
         identifier_field_ids: tuple[int, ...] | list[int] = (),
     ) -> None:
         # Schema(f1, f2, ...), Schema([f1, f2]) and Schema(fields=...) (which
         # dataclasses.replace uses) are all accepted; __post_init__ checks the result.
-        if fields is None:
+        if fields is _UNSET:
             if len(columns) == 1 and isinstance(columns[0], (tuple, list)):
                 fields = tuple(columns[0])
             else:
                 fields = columns
         elif columns:
             raise InvalidSchemaError("give the fields either positionally or as fields=, not both")
-        object.__setattr__(self, "fields", tuple(fields))
+        object.__setattr__(self, "fields", fields)
         object.__setattr__(self, "schema_id", schema_id)
-        object.__setattr__(self, "identifier_field_ids", tuple(identifier_field_ids))
+        object.__setattr__(self, "identifier_field_ids", identifier_field_ids)
         self.__post_init__()
 
     def __post_init__(self) -> None:
-        if isinstance(self.schema_id, bool) or not isinstance(self.schema_id, int):
-            raise InvalidSchemaError(f"schema-id must be an int, got {self.schema_id!r}")
-        for f in self.fields:
-            if not isinstance(f, NestedField):
-                raise InvalidSchemaError(f"schema fields must be NestedField, got {f!r}")
         seen: dict[int, str] = {}
         names: set[str] = set()
         for name, f in _walk(self.as_struct(), ()):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from frazil import _jsonutil as js
+from frazil._checked import checked
 from frazil.errors import InvalidMetadataError
 
 __all__ = [
@@ -37,6 +38,7 @@ class Operation(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+@checked
 class Snapshot:
     """A snapshot. ``summary`` holds the whole summary map, ``operation`` included, as read
     (None when the JSON had none). ``manifest_list`` is set for v2+ snapshots; v1 snapshots may
@@ -140,6 +142,7 @@ class SnapshotRefType(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+@checked
 class SnapshotRef:
     """A branch or tag with its retention settings (spec: Snapshot Reference). ``None`` for a
     setting means the table property default applies."""
@@ -209,6 +212,7 @@ class SnapshotRef:
 
 
 @dataclass(frozen=True)
+@checked
 class SnapshotLogEntry:
     """An entry of ``snapshot-log``: when the current snapshot changed, and to which."""
 
@@ -228,6 +232,7 @@ class SnapshotLogEntry:
 
 
 @dataclass(frozen=True)
+@checked
 class MetadataLogEntry:
     """An entry of ``metadata-log``: a previous metadata file and when it was replaced."""
 

@@ -7,15 +7,19 @@ validated and canonicalised, unknown ones are kept as read.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from frazil import _jsonutil as js
+from frazil._checked import checked
 from frazil.errors import InvalidMetadataError, UnsupportedTransformError
 from frazil.partitioning import (
+    _UNSET,
     _model,
     canonical_transform,
     check_transform_source,
+    id_and_fields,
     is_known_transform,
 )
 from frazil.transforms import Transform
@@ -28,6 +32,8 @@ __all__ = ["UNSORTED_ORDER_ID", "NullOrder", "SortDirection", "SortField", "Sort
 
 # Spec: "Sorting": order id 0 is reserved for the unsorted order.
 UNSORTED_ORDER_ID = 0
+# Java's and pyiceberg's id of a table's first sort order.
+INITIAL_ORDER_ID = 1
 
 
 class SortDirection(str, enum.Enum):
@@ -59,6 +65,7 @@ def _enum(cls: type[enum.Enum], value: Any, what: str) -> Any:
 
 
 @dataclass(frozen=True)
+@checked(also={"transform": (Transform,)})
 class SortField:
     """A sort field: source column id, transform, direction and null order."""
 
@@ -74,8 +81,6 @@ class SortField:
         object.__setattr__(self, "transform", canonical_transform(transform))
         object.__setattr__(self, "direction", _enum(SortDirection, self.direction, "direction"))
         object.__setattr__(self, "null_order", _enum(NullOrder, self.null_order, "null-order"))
-        if isinstance(self.source_id, bool) or not isinstance(self.source_id, int):
-            raise InvalidMetadataError(f"sort field source-id must be an int: {self.source_id!r}")
 
     @property
     def transform_model(self) -> Transform:
@@ -104,17 +109,34 @@ class SortField:
 
 
 @dataclass(frozen=True)
+@checked
 class SortOrder:
-    """A sort order: ``order_id`` and its fields. Id 0 is the unsorted order, with no fields."""
+    """A sort order: ``order_id`` and its fields. Id 0 is the unsorted order, with no fields.
+
+    Built as pyiceberg builds one, ``SortOrder(field, ..., order_id=1)``, or with the id first,
+    ``SortOrder(1, (field, ...))``. Without an id, an order with fields gets 1 (pyiceberg's
+    and Java's first order id) and one without fields 0."""
 
     order_id: int = UNSORTED_ORDER_ID
     fields: tuple[SortField, ...] = ()
 
+    @overload
+    def __init__(self, *fields: SortField, order_id: int = ...) -> None: ...
+    @overload
+    def __init__(self, order_id: int = ..., fields: Iterable[SortField] = ()) -> None: ...
+
+    def __init__(self, *args: Any, order_id: Any = _UNSET, fields: Any = _UNSET) -> None:
+        order_id, fields = id_and_fields(
+            "sort order", SortField, args, "order_id", order_id, fields
+        )
+        fields = () if fields is _UNSET else fields
+        if order_id is _UNSET:
+            order_id = INITIAL_ORDER_ID if fields else UNSORTED_ORDER_ID
+        object.__setattr__(self, "order_id", order_id)
+        object.__setattr__(self, "fields", fields)
+        self.__post_init__()
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", tuple(self.fields))
-        for f in self.fields:
-            if not isinstance(f, SortField):
-                raise InvalidMetadataError(f"sort order fields must be SortField, got {f!r}")
         if self.fields and self.order_id == UNSORTED_ORDER_ID:
             raise InvalidMetadataError(
                 "sort order id 0 is reserved for the unsorted order, which has no fields"

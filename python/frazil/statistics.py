@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from frazil import _jsonutil as js
+from frazil._checked import checked
 
 __all__ = ["BlobMetadata", "PartitionStatisticsFile", "StatisticsFile"]
 
 
 @dataclass(frozen=True)
+@checked
 class BlobMetadata:
     """A Puffin blob of a statistics file: type, source snapshot, fields, properties."""
 
@@ -53,6 +55,7 @@ class BlobMetadata:
 
 
 @dataclass(frozen=True)
+@checked
 class StatisticsFile:
     """A Puffin statistics file of a snapshot. ``key_metadata`` (base64) is kept if present."""
 
@@ -96,6 +99,7 @@ class StatisticsFile:
 
 
 @dataclass(frozen=True)
+@checked
 class PartitionStatisticsFile:
     """A partition statistics file of a snapshot."""
 

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from frazil import _jsonutil as js
 from frazil import _native
+from frazil._checked import checked
 from frazil.errors import FrazilError, InvalidMetadataError, UnknownTypeError
 
 __all__ = [
@@ -183,6 +184,7 @@ class UnknownType(_Parameterless):
 
 
 @dataclass(frozen=True)
+@checked
 class DecimalType(PrimitiveType):
     precision: int
     scale: int
@@ -206,6 +208,7 @@ class DecimalType(PrimitiveType):
 
 
 @dataclass(frozen=True)
+@checked
 class FixedType(PrimitiveType):
     length: int
 
@@ -224,6 +227,7 @@ _EDGE_ALGORITHMS = ("spherical", "vincenty", "thomas", "andoyer", "karney")
 
 
 @dataclass(frozen=True)
+@checked
 class GeometryType(PrimitiveType):
     """v3 ``geometry(C)``; the CRS defaults to OGC:CRS84 as in Java."""
 
@@ -237,6 +241,7 @@ class GeometryType(PrimitiveType):
 
 
 @dataclass(frozen=True)
+@checked
 class GeographyType(PrimitiveType):
     """v3 ``geography(C, A)``; defaults OGC:CRS84 and spherical as in Java."""
 
@@ -323,6 +328,7 @@ def _parse_type(text: str) -> PrimitiveType | VariantType:
 
 
 @dataclass(frozen=True)
+@checked
 class NestedField:
     """A struct field, list element or map key/value: id, name, type, nullability.
 
@@ -339,21 +345,6 @@ class NestedField:
     doc: str | None = None
     initial_default: Any = field(default=None, hash=False)
     write_default: Any = field(default=None, hash=False)
-
-    def __post_init__(self) -> None:
-        if isinstance(self.field_id, bool) or not isinstance(self.field_id, int):
-            raise InvalidMetadataError(f"field id must be an int, got {self.field_id!r}")
-        if not isinstance(self.name, str):
-            raise InvalidMetadataError(f"field {self.field_id}: name must be a str")
-        if not isinstance(self.required, bool):
-            raise InvalidMetadataError(f"field {self.field_id}: required must be a bool")
-        if self.doc is not None and not isinstance(self.doc, str):
-            raise InvalidMetadataError(f"field {self.field_id}: doc must be a str")
-        if not isinstance(self.field_type, IcebergType):
-            raise InvalidMetadataError(
-                f"field {self.field_id} ({self.name}): type must be an IcebergType, "
-                f"got {self.field_type!r}"
-            )
 
     @property
     def id(self) -> int:
@@ -430,14 +421,9 @@ def required(
 
 
 @dataclass(frozen=True)
+@checked
 class StructType(IcebergType):
     fields: tuple[NestedField, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", tuple(self.fields))
-        for f in self.fields:
-            if not isinstance(f, NestedField):
-                raise InvalidMetadataError(f"struct fields must be NestedField, got {f!r}")
 
     @property
     def is_nested(self) -> bool:
@@ -462,6 +448,7 @@ class StructType(IcebergType):
 
 
 @dataclass(frozen=True)
+@checked
 class ListType(IcebergType):
     element_id: int
     element_type: IcebergType
@@ -483,6 +470,7 @@ class ListType(IcebergType):
 
 
 @dataclass(frozen=True)
+@checked
 class MapType(IcebergType):
     key_id: int
     key_type: IcebergType

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from frazil import _jsonutil as js
+from frazil._checked import checked
 from frazil.errors import FrazilError, InvalidMetadataError, UnsupportedFormatVersionError
 from frazil.schema import Schema
 
@@ -52,6 +53,7 @@ def _add_extras(out: dict[str, Any], extras: Mapping[str, Any]) -> dict[str, Any
 
 
 @dataclass(frozen=True)
+@checked
 class SQLViewRepresentation:
     """A view's SQL text and its dialect."""
 
@@ -69,6 +71,7 @@ class SQLViewRepresentation:
 
 
 @dataclass(frozen=True)
+@checked
 class UnknownViewRepresentation:
     """A representation of a type frazil does not know, kept as read."""
 
@@ -96,6 +99,7 @@ def _representation_from_json(node: Any) -> ViewRepresentation:
 
 
 @dataclass(frozen=True, kw_only=True)
+@checked
 class ViewVersion:
     """A version of a view. ``schema_id`` and ``default_namespace`` are None only for draft
     metadata that did not have them."""
@@ -196,6 +200,7 @@ class ViewVersion:
 
 
 @dataclass(frozen=True)
+@checked
 class ViewHistoryEntry:
     """An entry of ``version-log``: when a version became current."""
 
@@ -227,6 +232,7 @@ _VIEW_FIELDS = {
 
 
 @dataclass(frozen=True, kw_only=True)
+@checked
 class ViewMetadata:
     """View metadata. ``view_uuid`` is None only for draft metadata without one.
     ``metadata_location`` is the file this was read from, if any (not compared, not copied

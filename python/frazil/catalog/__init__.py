@@ -240,11 +240,12 @@ class Catalog(ABC):
         format_version: int | None,
     ) -> TableMetadata:
         """The metadata of a new table (not stored yet)."""
-        from frazil.catalog._common import table_schema
         from frazil.table.create import new_table_metadata
 
+        # A pyarrow schema is converted there: its nanosecond timestamps depend on the format
+        # version and the properties.
         return new_table_metadata(
-            table_schema(schema),
+            schema,
             self._table_location(identifier, location),
             partition_spec,
             sort_order,

@@ -12,12 +12,14 @@ import dataclasses
 import time
 import uuid
 from collections.abc import Mapping
+from typing import Any
 
 from frazil.errors import InvalidUpdateError
 from frazil.metadata import SUPPORTED_FORMAT_VERSION, TableMetadata
 from frazil.partitioning import PARTITION_DATA_ID_START, PartitionField, PartitionSpec
 from frazil.schema import Schema
 from frazil.sorting import SortField, SortOrder
+from frazil.table._properties import check_write_properties, downcast_ns
 from frazil.table.update_schema import assign_fresh_ids
 from frazil.types import StructType
 
@@ -77,8 +79,26 @@ def _fresh_order(order: SortOrder, old: Schema, new: Schema) -> SortOrder:
     return fresh
 
 
+def _table_schema(
+    schema: Schema | Any, format_version: int, properties: Mapping[str, str]
+) -> Schema:
+    if isinstance(schema, Schema):
+        return schema
+    import pyarrow as pa
+
+    if isinstance(schema, pa.Schema):
+        from frazil.table.read import schema_from_arrow
+
+        return schema_from_arrow(
+            schema, format_version=format_version, downcast_ns=downcast_ns(properties)
+        )
+    raise InvalidUpdateError(
+        f"a table schema must be a frazil Schema or a pyarrow Schema, got {type(schema).__name__}"
+    )
+
+
 def new_table_metadata(
-    schema: Schema,
+    schema: Schema | Any,
     location: str,
     partition_spec: PartitionSpec | None = None,
     sort_order: SortOrder | None = None,
@@ -89,7 +109,12 @@ def new_table_metadata(
     timestamp_ms: int | None = None,
 ) -> TableMetadata:
     """The metadata of a new table at ``location``. The format version comes from
-    ``format_version``, else the ``format-version`` property (not stored), else 2."""
+    ``format_version``, else the ``format-version`` property (not stored), else 2.
+
+    ``schema`` is a frazil Schema or a pyarrow Schema; an Arrow schema's nanosecond
+    timestamps are ``timestamp_ns`` columns on v3 and refused before, unless
+    ``downcast-ns-timestamp-to-us-on-write`` (the property or its environment variable) makes
+    them microsecond columns (see :func:`frazil.table.read.schema_from_arrow`)."""
     props = dict(properties or {})
     requested = props.pop(_FORMAT_VERSION_PROPERTY, None)
     if format_version is None:
@@ -103,8 +128,8 @@ def new_table_metadata(
         raise InvalidUpdateError(
             f"format version must be 1 to {SUPPORTED_FORMAT_VERSION}, got {format_version!r}"
         )
-    if not isinstance(schema, Schema):
-        raise InvalidUpdateError(f"a table schema must be a frazil Schema, got {schema!r}")
+    check_write_properties(props)
+    schema = _table_schema(schema, format_version, props)
     fresh_schema = _fresh_schema(schema)
     fresh_schema.check_format_version(format_version)
     spec = _fresh_spec(partition_spec or PartitionSpec(), schema, fresh_schema, format_version)

@@ -80,11 +80,18 @@ def _arrow_schema(schema_json: str) -> pa.Schema:
 _UTC_ZONES = {"utc", "etc/utc", "z", "+00:00", "-00:00", "gmt", "etc/gmt"}
 
 
-def schema_from_arrow(arrow: pa.Schema) -> Schema:
+def schema_from_arrow(
+    arrow: pa.Schema, *, format_version: int | None = None, downcast_ns: bool = False
+) -> Schema:
     """The Iceberg schema of an Arrow schema, field ids assigned in order (depth first, as
     the fields appear), nullable fields optional. Types Iceberg cannot hold (unsigned 64-bit
     integers, durations, intervals, unions, half floats, non-UTC zones...) are refused with an
-    error naming the field and its Arrow type."""
+    error naming the field and its Arrow type.
+
+    Nanosecond timestamps become ``timestamp_ns``/``timestamptz_ns``, which need format
+    version 3: for a table of an older ``format_version`` they are refused, naming both ways
+    out, unless ``downcast_ns`` (pyiceberg's ``downcast-ns-timestamp-to-us-on-write``), which
+    makes them ``timestamp``/``timestamptz`` (as pyiceberg, on any format version)."""
     if not isinstance(arrow, pa.Schema):
         raise ValidationError(f"expected a pyarrow Schema, got {type(arrow).__name__}")
     counter = iter(range(1, 1 << 31))
@@ -119,6 +126,25 @@ def schema_from_arrow(arrow: pa.Schema) -> Schema:
                 not ty.item_field.nullable,
             )
         primitive = _arrow_primitive(ty)
+        if downcast_ns and isinstance(primitive, (t.TimestampNanoType, t.TimestamptzNanoType)):
+            zoned = isinstance(primitive, t.TimestamptzNanoType)
+            primitive = t.TimestamptzType() if zoned else t.TimestampType()
+        elif (
+            format_version is not None
+            and primitive is not None
+            and primitive.min_format_version > format_version
+        ):
+            from frazil.errors import InvalidSchemaError
+            from frazil.table._properties import DOWNCAST_NS_HINT
+
+            hint = ""
+            if isinstance(primitive, (t.TimestampNanoType, t.TimestamptzNanoType)):
+                hint = f", or {DOWNCAST_NS_HINT}"
+            raise InvalidSchemaError(
+                f"field {path!r}: Arrow type {ty} is an Iceberg {primitive}, which needs format "
+                f"version {primitive.min_format_version} (the table is v{format_version}): "
+                f"use format-version {primitive.min_format_version}{hint}"
+            )
         if primitive is None:
             raise ValidationError(
                 f"field {path!r}: Arrow type {ty} has no Iceberg equivalent (Iceberg has "

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from frazil import _jsonutil as js
+from frazil._checked import check_fields
 from frazil.errors import CommitFailedError, InvalidMetadataError, InvalidUpdateError
 from frazil.metadata import TableMetadata
 from frazil.table.updates import (
@@ -57,11 +58,9 @@ class TableRequirement:
     def validate(self, metadata: TableMetadata | None) -> None:
         raise NotImplementedError
 
-    def _check_types(self, **expected: Any) -> None:
-        for name, kind in expected.items():
-            value = getattr(self, name)
-            if (isinstance(value, bool) and kind is int) or not isinstance(value, kind):
-                raise InvalidUpdateError(f"{self.type}: invalid {name.replace('_', '-')} {value!r}")
+    def __post_init__(self) -> None:
+        # Every field is checked against its annotation (the model's one mechanism).
+        check_fields(self, InvalidUpdateError)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, **self._body()}
@@ -122,9 +121,6 @@ class AssertTableUUID(TableRequirement):
     uuid: str
     type = "assert-table-uuid"
 
-    def __post_init__(self) -> None:
-        self._check_types(uuid=str)
-
     def validate(self, metadata: TableMetadata | None) -> None:
         current = _exists(metadata, "table UUID").table_uuid
         if current is None or current.lower() != self.uuid.lower():
@@ -148,11 +144,6 @@ class AssertRefSnapshotId(TableRequirement):
     ref: str
     snapshot_id: int | None
     type = "assert-ref-snapshot-id"
-
-    def __post_init__(self) -> None:
-        self._check_types(ref=str)
-        if self.snapshot_id is not None:
-            self._check_types(snapshot_id=int)
 
     def validate(self, metadata: TableMetadata | None) -> None:
         current = _exists(metadata, f"ref {self.ref!r}").ref(self.ref)
@@ -191,9 +182,6 @@ class _IntRequirement(TableRequirement):
     _description: ClassVar[str]
     # Java skips the last-assigned-id checks when the table does not exist.
     _missing_ok: ClassVar[bool] = False
-
-    def __post_init__(self) -> None:
-        self._check_types(**{self._attribute: int})
 
     def validate(self, metadata: TableMetadata | None) -> None:
         if metadata is None and self._missing_ok:

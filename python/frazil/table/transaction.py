@@ -36,7 +36,7 @@ from frazil.errors import (
 )
 from frazil.metadata import TableMetadata
 from frazil.table._apply import apply_updates
-from frazil.table._properties import int_property
+from frazil.table._properties import check_write_properties, int_property
 from frazil.table.requirements import TableRequirement, requirements_for, validate_requirements
 from frazil.table.updates import RemoveProperties, SetProperties, TableUpdate
 
@@ -215,7 +215,11 @@ class Transaction:
     ) -> Transaction:
         updates = {**(properties or {}), **kwargs}
         if updates:
-            self.add_change(BuilderChange((SetProperties(updates),), ()))
+            change = SetProperties(updates)  # checks that keys and values are strings
+            # A property frazil's writers cannot honour is refused when set, not at the next
+            # write (write.format.default=orc).
+            check_write_properties(updates)
+            self.add_change(BuilderChange((change,), ()))
         return self
 
     def remove_properties(self, *keys: str) -> Transaction:

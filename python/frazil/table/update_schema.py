@@ -469,14 +469,37 @@ class UpdateSchema(EvolutionBuilder[Schema]):
         self._identifier_names = list(dict.fromkeys(flat))
         return self
 
-    def union_by_name(self, other: Schema) -> UpdateSchema:
+    def union_by_name(self, other: Schema | Any) -> UpdateSchema:
         """Add the columns of ``other`` that this schema lacks (as optional), widen types where
         ``other``'s are a promotion, relax nullability and take its docs (Java:
-        UnionByNameVisitor). Fields are matched by name."""
+        UnionByNameVisitor). Fields are matched by name.
+
+        ``other`` is a frazil Schema or, as in pyiceberg, a pyarrow Schema, converted as
+        ``create_table`` converts one (:func:`frazil.table.read.schema_from_arrow`, with this
+        table's format version and ``downcast-ns-timestamp-to-us-on-write``)."""
         from frazil.table._union import union_by_name
 
+        if not isinstance(other, Schema):
+            other = self._arrow_schema(other)
         union_by_name(self, self._schema, other)
         return self
+
+    def _arrow_schema(self, other: Any) -> Schema:
+        import pyarrow as pa
+
+        if not isinstance(other, pa.Schema):
+            raise InvalidUpdateError(
+                "union_by_name takes a frazil Schema or a pyarrow Schema, got "
+                f"{type(other).__name__}"
+            )
+        from frazil.table._properties import downcast_ns
+        from frazil.table.read import schema_from_arrow
+
+        return schema_from_arrow(
+            other,
+            format_version=self._format_version,
+            downcast_ns=downcast_ns(self._base.properties),
+        )
 
     # --- result -----------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from frazil import _jsonutil as js
+from frazil._checked import check_fields
 from frazil.errors import InvalidMetadataError, InvalidUpdateError
 from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
@@ -64,9 +65,6 @@ class TableUpdate:
     """Base of every table update. ``action`` is its REST protocol name."""
 
     action: ClassVar[str] = ""
-    # The type each field must have (None allowed for optional fields, listed in _optional).
-    _types: ClassVar[tuple[tuple[str, type], ...]] = ()
-    _optional: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -74,15 +72,8 @@ class TableUpdate:
             _UPDATES[cls.action] = cls
 
     def __post_init__(self) -> None:
-        for name, expected in self._types:
-            value = getattr(self, name)
-            if value is None and name in self._optional:
-                continue
-            if (isinstance(value, bool) and expected is int) or not isinstance(value, expected):
-                raise InvalidUpdateError(
-                    f"{self.action}: {name.replace('_', '-')} must be a {expected.__name__}, "
-                    f"got {value!r}"
-                )
+        # Every field is checked against its annotation (the model's one mechanism).
+        check_fields(self, InvalidUpdateError)
 
     def to_json(self) -> dict[str, Any]:
         return {"action": self.action, **self._body()}
@@ -133,7 +124,6 @@ class AssignUUID(TableUpdate):
 
     uuid: str
     action = "assign-uuid"
-    _types = (("uuid", str),)
 
     def _body(self) -> dict[str, Any]:
         return {"uuid": self.uuid}
@@ -149,7 +139,6 @@ class UpgradeFormatVersion(TableUpdate):
 
     format_version: int
     action = "upgrade-format-version"
-    _types = (("format_version", int),)
 
     def _body(self) -> dict[str, Any]:
         return {"format-version": self.format_version}
@@ -167,8 +156,6 @@ class AddSchema(TableUpdate):
     schema: Schema
     last_column_id: int | None = None
     action = "add-schema"
-    _types = (("schema", Schema), ("last_column_id", int))
-    _optional = frozenset({"last_column_id"})
 
     def _body(self) -> dict[str, Any]:
         out: dict[str, Any] = {"schema": self.schema.to_json()}
@@ -190,7 +177,6 @@ class SetCurrentSchema(TableUpdate):
 
     schema_id: int
     action = "set-current-schema"
-    _types = (("schema_id", int),)
 
     def _body(self) -> dict[str, Any]:
         return {"schema-id": self.schema_id}
@@ -206,7 +192,6 @@ class AddPartitionSpec(TableUpdate):
 
     spec: PartitionSpec
     action = "add-spec"
-    _types = (("spec", PartitionSpec),)
 
     def _body(self) -> dict[str, Any]:
         return {"spec": self.spec.to_json()}
@@ -226,7 +211,6 @@ class SetDefaultSpec(TableUpdate):
 
     spec_id: int
     action = "set-default-spec"
-    _types = (("spec_id", int),)
 
     def _body(self) -> dict[str, Any]:
         return {"spec-id": self.spec_id}
@@ -242,7 +226,6 @@ class AddSortOrder(TableUpdate):
 
     sort_order: SortOrder
     action = "add-sort-order"
-    _types = (("sort_order", SortOrder),)
 
     def _body(self) -> dict[str, Any]:
         return {"sort-order": self.sort_order.to_json()}
@@ -258,7 +241,6 @@ class SetDefaultSortOrder(TableUpdate):
 
     sort_order_id: int
     action = "set-default-sort-order"
-    _types = (("sort_order_id", int),)
 
     def _body(self) -> dict[str, Any]:
         return {"sort-order-id": self.sort_order_id}
@@ -274,7 +256,6 @@ class AddSnapshot(TableUpdate):
 
     snapshot: Snapshot
     action = "add-snapshot"
-    _types = (("snapshot", Snapshot),)
 
     def _body(self) -> dict[str, Any]:
         return {"snapshot": self.snapshot.to_json()}
@@ -295,7 +276,6 @@ class SetSnapshotRef(TableUpdate):
     max_snapshot_age_ms: int | None = None
     max_ref_age_ms: int | None = None
     action = "set-snapshot-ref"
-    _types = (("ref_name", str), ("snapshot_id", int))
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -339,16 +319,6 @@ class RemoveSnapshots(TableUpdate):
     snapshot_ids: tuple[int, ...]
     action = "remove-snapshots"
 
-    def __post_init__(self) -> None:
-        if isinstance(self.snapshot_ids, (str, bytes)):
-            raise InvalidUpdateError("remove-snapshots: give a list of snapshot ids")
-        object.__setattr__(self, "snapshot_ids", tuple(self.snapshot_ids))
-        for snapshot_id in self.snapshot_ids:
-            if isinstance(snapshot_id, bool) or not isinstance(snapshot_id, int):
-                raise InvalidUpdateError(
-                    f"remove-snapshots: snapshot ids must be ints, got {snapshot_id!r}"
-                )
-
     def _body(self) -> dict[str, Any]:
         return {"snapshot-ids": list(self.snapshot_ids)}
 
@@ -363,7 +333,6 @@ class RemoveSnapshotRef(TableUpdate):
 
     ref_name: str
     action = "remove-snapshot-ref"
-    _types = (("ref_name", str),)
 
     def _body(self) -> dict[str, Any]:
         return {"ref-name": self.ref_name}
@@ -379,7 +348,6 @@ class SetLocation(TableUpdate):
 
     location: str
     action = "set-location"
-    _types = (("location", str),)
 
     def _body(self) -> dict[str, Any]:
         return {"location": self.location}
@@ -395,14 +363,6 @@ class SetProperties(TableUpdate):
 
     updates: Mapping[str, str] = field(default_factory=dict, hash=False)
     action = "set-properties"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "updates", dict(self.updates))
-        for key, value in self.updates.items():
-            if not isinstance(key, str) or not isinstance(value, str):
-                raise InvalidUpdateError(
-                    f"set-properties: properties map strings to strings, got {key!r}: {value!r}"
-                )
 
     def _body(self) -> dict[str, Any]:
         return {"updates": dict(self.updates)}
@@ -420,14 +380,6 @@ class RemoveProperties(TableUpdate):
     removals: tuple[str, ...]
     action = "remove-properties"
 
-    def __post_init__(self) -> None:
-        if isinstance(self.removals, str):
-            raise InvalidUpdateError("remove-properties: give a list of keys, not a string")
-        object.__setattr__(self, "removals", tuple(self.removals))
-        for key in self.removals:
-            if not isinstance(key, str):
-                raise InvalidUpdateError(f"remove-properties: keys must be strings, got {key!r}")
-
     def _body(self) -> dict[str, Any]:
         return {"removals": list(self.removals)}
 
@@ -443,7 +395,6 @@ class SetStatistics(TableUpdate):
 
     statistics: StatisticsFile
     action = "set-statistics"
-    _types = (("statistics", StatisticsFile),)
 
     @property
     def snapshot_id(self) -> int:
@@ -471,7 +422,6 @@ class RemoveStatistics(TableUpdate):
 
     snapshot_id: int
     action = "remove-statistics"
-    _types = (("snapshot_id", int),)
 
     def _body(self) -> dict[str, Any]:
         return {"snapshot-id": self.snapshot_id}
@@ -487,7 +437,6 @@ class SetPartitionStatistics(TableUpdate):
 
     partition_statistics: PartitionStatisticsFile
     action = "set-partition-statistics"
-    _types = (("partition_statistics", PartitionStatisticsFile),)
 
     @property
     def snapshot_id(self) -> int:
@@ -508,7 +457,6 @@ class RemovePartitionStatistics(TableUpdate):
 
     snapshot_id: int
     action = "remove-partition-statistics"
-    _types = (("snapshot_id", int),)
 
     def _body(self) -> dict[str, Any]:
         return {"snapshot-id": self.snapshot_id}

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from frazil import _jsonutil as js
+from frazil._checked import checked
 from frazil.errors import CommitFailedError, InvalidMetadataError, InvalidUpdateError
 from frazil.schema import Schema
 from frazil.table._apply import same_schema
@@ -74,7 +75,6 @@ class AddViewVersion(TableUpdate):
 
     view_version: ViewVersion
     action = "add-view-version"
-    _types = (("view_version", ViewVersion),)
 
     def _body(self) -> dict[str, Any]:
         return {"view-version": self.view_version.to_json()}
@@ -92,7 +92,6 @@ class SetCurrentViewVersion(TableUpdate):
 
     view_version_id: int
     action = "set-current-view-version"
-    _types = (("view_version_id", int),)
 
     def _body(self) -> dict[str, Any]:
         return {"view-version-id": self.view_version_id}
@@ -103,6 +102,7 @@ class SetCurrentViewVersion(TableUpdate):
 
 
 @dataclass(frozen=True)
+@checked(error=InvalidUpdateError)
 class AssertViewUUID:
     """The REST requirement ``assert-view-uuid``."""
 

@@ -446,9 +446,9 @@ def test_functional_updates(v2_java: dict[str, Any]) -> None:
         m.replace(current_snapshot_id=3051729675574597004)
     with pytest.raises(dataclasses.FrozenInstanceError):
         m.location = "elsewhere"  # type: ignore[misc]
-    with pytest.raises(InvalidMetadataError, match="a snapshot must be a Snapshot"):
+    with pytest.raises(InvalidMetadataError, match=r"snapshots\[0\] must be a Snapshot"):
         m.replace(snapshots=({"snapshot-id": 1},))
-    with pytest.raises(InvalidMetadataError, match="ref 'main' must be a SnapshotRef"):
+    with pytest.raises(InvalidMetadataError, match=r"refs\['main'\] must be a SnapshotRef"):
         m.replace(refs={"main": 3055729675574597004})
 
 

@@ -98,7 +98,7 @@ def live_entries(entries: pa.Table) -> pa.Table:
 
 def entry_files(entries: pa.Table) -> list[DataFile]:
     """The ``data_file`` structs of ``entries`` as :class:`DataFile` views."""
-    return [DataFile.from_row(row) for row in entries.column("data_file").to_pylist()]
+    return DataFile.from_arrow(entries.column("data_file"))
 
 
 def with_status(entries: pa.Table, status: int, snapshot_id: int | None = None) -> pa.Table:

@@ -30,6 +30,7 @@ from frazil.manifest import DataFile
 from frazil.metadata import TableMetadata
 from frazil.snapshots import Snapshot
 from frazil.table import _metadata_columns as meta
+from frazil.table._properties import DELETE_MODE, MERGE_ON_READ, row_level_mode
 from frazil.table._row_filter import compile_filter, filter_columns
 from frazil.table.snapshot._files import (
     CONTENT_DATA,
@@ -110,6 +111,8 @@ def remove_rows(
     from frazil.table.write import write_data_files
 
     metadata, io = producer.base, producer.io
+    # Read first, so that a mode that names nothing is refused even when no file is rewritten.
+    mode = row_level_mode(metadata.properties, DELETE_MODE)
     # Bound up front so that a filter on a column the table lacks is refused even when no
     # file would be read (an empty table).
     bind(row_filter, metadata.schema(), case_sensitive)
@@ -126,6 +129,7 @@ def remove_rows(
     scan = table.scan(
         row_filter=row_filter, snapshot_id=head.snapshot_id, case_sensitive=case_sensitive
     )
+    rewritten = 0
     for task in scan.plan_files():
         found = wanted.get(task.file.file_path)
         if found is None:
@@ -161,6 +165,23 @@ def remove_rows(
         producer.delete_file(file)
         for new in new_files:
             producer.add_file(new, owned=True)
+        rewritten += 1
+    if rewritten and mode == MERGE_ON_READ:
+        _warn_copy_on_write(rewritten)
+
+
+def _warn_copy_on_write(rewritten: int) -> None:
+    """frazil writes no delete files yet (issue 24): a table that asks for merge-on-read
+    deletes gets copy-on-write ones, and is told so once per delete."""
+    from frazil.warnings import CopyOnWriteFallbackWarning, warn
+
+    warn(
+        CopyOnWriteFallbackWarning(
+            f"table property {DELETE_MODE}={MERGE_ON_READ} is not implemented by frazil yet: "
+            f"copy-on-write was used, {rewritten} data file(s) rewritten without the deleted "
+            "rows instead of delete files written"
+        )
+    )
 
 
 def _delete_quietly(io: FileIO, location: str | None) -> None:

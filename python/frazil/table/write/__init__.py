@@ -24,6 +24,7 @@ from frazil.manifest import DataFile
 from frazil.metadata import TableMetadata
 from frazil.schema import Schema
 from frazil.table import _metadata_columns as meta
+from frazil.table._properties import check_write_properties, downcast_ns
 from frazil.table.write._add_files import data_file_from_parquet
 from frazil.table.write._config import WriteConfig, default_metrics_mode, metrics_modes
 from frazil.table.write._partition import Partitioner, sort_batch
@@ -103,6 +104,7 @@ def write_data_files(
             raise InvalidValueError(f"partition spec {spec_id} is not a spec of the table")
         spec = found
     order = metadata.sort_order()
+    check_write_properties(props)  # write.format.default=orc is refused, never ignored
     config = WriteConfig.from_properties(metadata.location, props)
     modes = metrics_modes(schema, order, props)
     if row_lineage:
@@ -110,7 +112,9 @@ def write_data_files(
         lineage_mode = default_metrics_mode(schema, props)
         modes = {**modes, **{meta.FIELD_IDS[n]: lineage_mode for n in meta.ROW_LINEAGE}}
     reader = _reader(data)
-    conformer = check_arrow_schema(reader.schema, schema, extra_fields=lineage)
+    conformer = check_arrow_schema(
+        reader.schema, schema, extra_fields=lineage, downcast_ns=downcast_ns(props)
+    )
     partitioner = Partitioner(schema, spec)
     settings = FileSettings.build(
         schema,

@@ -63,8 +63,9 @@ def _conflicts(file_schema: pa.Schema, columns: list[Leaf], schema: Schema, loca
             problems.append(f"{name}: field id {leaf.field_id} is not in the table schema")
             continue
         arrow_type = _leaf_type(file_schema, leaf.path)
+        # An added file is not rewritten: nanoseconds stay nanoseconds, never downcast.
         if not isinstance(f.field_type, PrimitiveType) or not _primitive_fits(
-            f.field_type, arrow_type
+            f.field_type, arrow_type, downcast_ns=False
         ):
             problems.append(
                 f"{name}: field id {leaf.field_id} is {schema.find_column_name(leaf.field_id)} "
@@ -86,7 +87,7 @@ def _leaf_type(file_schema: pa.Schema, path: tuple[str, ...]) -> pa.DataType:
             t = t.key_type if name == "key" else t.item_type
         else:
             t = t.value_type
-    if isinstance(t, pa.ExtensionType):
+    if isinstance(t, pa.BaseExtensionType):
         t = t.storage_type
     return t
 

@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from frazil.errors import FrazilTypeError, InvalidValueError, SchemaMismatchError
 from frazil.schema import Schema
+from frazil.table._properties import DOWNCAST_NS_HINT
 from frazil.table.read import arrow_schema
 from frazil.types import (
     BinaryType,
@@ -114,14 +115,16 @@ _BINARIES = (pa.binary(), pa.large_binary(), pa.binary_view())
 
 
 def _storage(t: pa.DataType) -> pa.DataType:
-    if isinstance(t, pa.ExtensionType):
+    # BaseExtensionType: pyarrow's canonical extension types (pa.uuid(), what pyiceberg 0.12
+    # reads and writes) are not pa.ExtensionType, which is for types defined in Python.
+    if isinstance(t, pa.BaseExtensionType):
         return t.storage_type
     if pa.types.is_dictionary(t):
         return t.value_type
     return t
 
 
-def _primitive_fits(target: IcebergType, source: pa.DataType) -> bool:
+def _primitive_fits(target: IcebergType, source: pa.DataType, downcast_ns: bool) -> bool:
     allowed = _INTS.get(type(target))
     if allowed is not None:
         return source in allowed
@@ -140,11 +143,12 @@ def _primitive_fits(target: IcebergType, source: pa.DataType) -> bool:
             and source.precision <= target.precision
         )
     if isinstance(target, (TimestampType, TimestamptzType)):
-        # Nanoseconds into a microsecond column would lose precision: refused.
+        # Nanoseconds into a microsecond column lose precision: only when asked to (pyiceberg's
+        # downcast-ns-timestamp-to-us-on-write).
         zoned = isinstance(target, TimestamptzType)
         return bool(
             pa.types.is_timestamp(source)
-            and source.unit != "ns"
+            and (source.unit != "ns" or downcast_ns)
             and (source.tz is not None) == zoned
         )
     if isinstance(target, (TimestampNanoType, TimestamptzNanoType)):
@@ -153,7 +157,9 @@ def _primitive_fits(target: IcebergType, source: pa.DataType) -> bool:
     return False
 
 
-def _check(f: NestedField, path: str, source: pa.Field, problems: list[str]) -> None:
+def _check(
+    f: NestedField, path: str, source: pa.Field, problems: list[str], downcast_ns: bool
+) -> None:
     st = _storage(source.type)
     t = f.field_type
     if pa.types.is_null(st):
@@ -164,26 +170,39 @@ def _check(f: NestedField, path: str, source: pa.Field, problems: list[str]) -> 
         if not pa.types.is_struct(st):
             problems.append(f"{path}: expected a struct, got {source.type}")
             return
-        _check_struct(t, path + ".", list(st), problems)
+        _check_struct(t, path + ".", list(st), problems, downcast_ns)
     elif isinstance(t, ListType):
         if not (pa.types.is_list(st) or pa.types.is_large_list(st)) and not (
             pa.types.is_fixed_size_list(st) or pa.types.is_list_view(st)
         ):
             problems.append(f"{path}: expected a list, got {source.type}")
             return
-        _check(t.element_field, path + ".element", st.value_field, problems)
+        _check(t.element_field, path + ".element", st.value_field, problems, downcast_ns)
     elif isinstance(t, MapType):
         if not pa.types.is_map(st):
             problems.append(f"{path}: expected a map, got {source.type}")
             return
         key, value = t.key_field, t.value_field
-        _check(key, path + ".key", st.key_field, problems)
-        _check(value, path + ".value", st.item_field, problems)
-    elif not _primitive_fits(t, st):
-        problems.append(f"{path}: Arrow type {source.type} cannot be written as {t}")
+        _check(key, path + ".key", st.key_field, problems, downcast_ns)
+        _check(value, path + ".value", st.item_field, problems, downcast_ns)
+    elif not _primitive_fits(t, st, downcast_ns):
+        problem = f"{path}: Arrow type {source.type} cannot be written as {t}"
+        if (
+            isinstance(t, (TimestampType, TimestamptzType))
+            and pa.types.is_timestamp(st)
+            and st.unit == "ns"
+            and (st.tz is not None) == isinstance(t, TimestamptzType)
+        ):
+            problem += (
+                f" (microseconds) without losing its nanoseconds: {DOWNCAST_NS_HINT}, or write "
+                f"it to a {t}_ns column (format version 3)"
+            )
+        problems.append(problem)
 
 
-def _check_struct(t: StructType, prefix: str, sources: list[pa.Field], problems: list[str]) -> None:
+def _check_struct(
+    t: StructType, prefix: str, sources: list[pa.Field], problems: list[str], downcast_ns: bool
+) -> None:
     by_name: dict[str, pa.Field] = {}
     for s in sources:
         if s.name in by_name:
@@ -199,23 +218,30 @@ def _check_struct(t: StructType, prefix: str, sources: list[pa.Field], problems:
             if f.required and f.write_default is None:
                 problems.append(f"{prefix}{f.name}: required {f.field_type}, missing")
             continue
-        _check(f, prefix + f.name, source, problems)
+        _check(f, prefix + f.name, source, problems, downcast_ns)
 
 
 def check_arrow_schema(
-    arrow: pa.Schema, table_schema: Schema, extra_fields: tuple[NestedField, ...] = ()
+    arrow: pa.Schema,
+    table_schema: Schema,
+    extra_fields: tuple[NestedField, ...] = (),
+    *,
+    downcast_ns: bool = False,
 ) -> Conformer:
     """Checks Arrow data of schema ``arrow`` against ``table_schema`` by name, and returns
     the :class:`Conformer` that turns its batches into batches of the written schema.
     ``extra_fields`` (optional primitives outside the table schema: the row lineage columns
     with their reserved ids) are written after the table's columns, null where missing.
-    Raises one :class:`SchemaMismatchError` listing every mismatch."""
+    ``downcast_ns`` lets nanosecond timestamps into microsecond columns, their sub-microsecond
+    digits dropped (rounded towards the past). Raises one :class:`SchemaMismatchError`
+    listing every mismatch."""
     problems: list[str] = []
     extra = {f.name: f for f in extra_fields}
-    _check_struct(table_schema.as_struct(), "", [f for f in arrow if f.name not in extra], problems)
+    sources = [f for f in arrow if f.name not in extra]
+    _check_struct(table_schema.as_struct(), "", sources, problems, downcast_ns)
     for source in arrow:
         if source.name in extra:
-            _check(extra[source.name], source.name, source, problems)
+            _check(extra[source.name], source.name, source, problems, downcast_ns)
     if problems:
         raise SchemaMismatchError(
             f"the Arrow schema does not match the table schema ({len(problems)} "
@@ -259,7 +285,7 @@ def _conform(
     nulls: list[str],
     parent_nulls: pa.Array | None = None,
 ) -> pa.Array:
-    if isinstance(array.type, pa.ExtensionType):
+    if isinstance(array.type, pa.BaseExtensionType):
         array = array.storage
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
@@ -313,7 +339,26 @@ def _conform(
     if pa.types.is_timestamp(target) and target.tz is not None:
         # Arrow stores UTC instants: re-labelling the zone keeps every value.
         array = array.cast(pa.timestamp(array.type.unit, "UTC"))
+    if (
+        pa.types.is_timestamp(target)
+        and pa.types.is_timestamp(array.type)
+        and (target.unit, array.type.unit) == ("us", "ns")
+    ):
+        # Checked: the downcast was asked for.
+        array = _floor_to_micros(array)
     return array.cast(target)
+
+
+def _floor_to_micros(array: pa.Array) -> pa.Array:
+    """Nanosecond timestamps as microseconds, the sub-microsecond digits dropped: rounded
+    towards the past, as a timestamp's digits are truncated (1969-12-31T23:59:59.9999985 is
+    .999998, i.e. -2 us), where Arrow's unsafe cast rounds towards zero (-1 us). Integer
+    arithmetic, so that no value near the ends of the int64 range overflows."""
+    nanos = array.cast(pa.int64())
+    quotient = pc.divide(nanos, 1000)  # truncated towards zero
+    remainder = pc.subtract(nanos, pc.multiply(quotient, 1000))
+    micros = pc.subtract(quotient, pc.cast(pc.less(remainder, 0), pa.int64()))
+    return micros.cast(pa.timestamp("us", array.type.tz))
 
 
 @dataclass(frozen=True)

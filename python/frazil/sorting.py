@@ -65,22 +65,30 @@ def _enum(cls: type[enum.Enum], value: Any, what: str) -> Any:
 
 
 @dataclass(frozen=True)
-@checked(also={"transform": (Transform,)})
+@checked(also={"transform": (Transform,), "null_order": (type(None), str)})
 class SortField:
-    """A sort field: source column id, transform, direction and null order."""
+    """A sort field: source column id, transform, direction and null order. Without a null
+    order, nulls sort first when ascending and last when descending (Java's ``SortOrder``
+    builder and pyiceberg's ``SortField``)."""
 
     source_id: int
     transform: str = "identity"
     direction: SortDirection = SortDirection.ASC
-    null_order: NullOrder = NullOrder.NULLS_FIRST
+    # None (the default) becomes the direction's null order in __post_init__.
+    null_order: NullOrder = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         transform = self.transform
         if isinstance(transform, Transform):
             transform = str(transform)
         object.__setattr__(self, "transform", canonical_transform(transform))
-        object.__setattr__(self, "direction", _enum(SortDirection, self.direction, "direction"))
-        object.__setattr__(self, "null_order", _enum(NullOrder, self.null_order, "null-order"))
+        direction = _enum(SortDirection, self.direction, "direction")
+        object.__setattr__(self, "direction", direction)
+        null_order = self.null_order
+        if null_order is None:
+            ascending = direction is SortDirection.ASC
+            null_order = NullOrder.NULLS_FIRST if ascending else NullOrder.NULLS_LAST
+        object.__setattr__(self, "null_order", _enum(NullOrder, null_order, "null-order"))
 
     @property
     def transform_model(self) -> Transform:

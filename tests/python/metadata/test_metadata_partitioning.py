@@ -236,6 +236,19 @@ def test_sort_orders() -> None:
     assert SortOrder().is_unsorted()
 
 
+def test_a_sort_fields_null_order_defaults_by_its_direction() -> None:
+    # Java's SortOrder builder and pyiceberg's SortField: nulls first when ascending, last
+    # when descending, unless given.
+    assert SortField(1).null_order is NullOrder.NULLS_FIRST
+    assert SortField(1, "identity", "desc").null_order is NullOrder.NULLS_LAST  # type: ignore[arg-type]
+    assert SortField(1, direction=SortDirection.DESC).null_order is NullOrder.NULLS_LAST
+    explicit = SortField(1, "identity", SortDirection.DESC, NullOrder.NULLS_FIRST)
+    assert explicit.null_order is NullOrder.NULLS_FIRST
+    assert SortField(1, null_order="nulls-last").null_order is NullOrder.NULLS_LAST  # type: ignore[arg-type]
+    with pytest.raises(InvalidMetadataError, match="null_order"):
+        SortField(1, null_order=3)  # type: ignore[arg-type]
+
+
 def test_sort_order_rules() -> None:
     with pytest.raises(InvalidMetadataError, match="reserved for the unsorted order"):
         SortOrder(0, (SortField(1),))

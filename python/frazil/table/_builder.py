@@ -79,6 +79,11 @@ class EvolutionBuilder(Generic[Result]):
         self._result = apply_updates(target, updates, timestamp_ms=timestamp_ms)
         return self._result
 
+    def commit(self) -> TableMetadata:
+        """Commit to the table (or transaction) the builder came from, as pyiceberg's
+        ``.commit()``: :meth:`commit_to` without arguments. Returns the new metadata."""
+        return self.commit_to()
+
     @property
     def metadata(self) -> TableMetadata:
         """The metadata committed by :meth:`commit_to` or by leaving the ``with`` block."""

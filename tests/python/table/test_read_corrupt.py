@@ -31,8 +31,8 @@ from scan_helpers import data_file
 SCHEMA = Schema(t.required(1, "id", t.LongType()), t.optional(2, "v", t.StringType()))
 KEY = Schema(SCHEMA.fields[0])
 VERIFY = "read.parquet.page-checksum-verification.enabled"
-# Parquet's codec numbers (CompressionCodec in parquet.thrift).
-CODECS = {"none": 0, "snappy": 1, "gzip": 2, "zstd": 6}
+# Parquet's codec numbers (CompressionCodec in parquet.thrift), by pyarrow's names.
+CODECS = {"UNCOMPRESSED": 0, "SNAPPY": 1, "GZIP": 2, "ZSTD": 6}
 
 
 # --- damaging Parquet files --------------------------------------------------------------------
@@ -84,15 +84,21 @@ def _zigzag(value: int) -> bytes:
             return bytes(out)
 
 
-def zero_num_values(path: str, column: str, codec: str = "snappy") -> None:
+def zero_num_values(path: str, column: str) -> None:
     """Sets ``num_values`` of ``column``'s chunk to 0 in the footer (thrift compact encoding of
     ColumnMetaData: path_in_schema (field 3, a list of one string), codec (4), num_values (5)),
     the same length, so the footer still parses."""
-    rows = pq.read_metadata(path).num_rows
+    group = pq.read_metadata(path).row_group(0)
+    (chunk,) = [
+        group.column(i)
+        for i in range(group.num_columns)
+        if group.column(i).path_in_schema == column
+    ]
     name = column.encode()
-    assert rows < 64 and len(name) < 128, "one-byte varints only"
+    assert chunk.num_values < 64 and len(name) < 128, "one-byte varints only"
     path_in_schema = b"\x19\x18" + bytes([len(name)]) + name
-    pattern = path_in_schema + b"\x15" + _zigzag(CODECS[codec]) + b"\x16" + _zigzag(rows)
+    codec = _zigzag(CODECS[chunk.compression])
+    pattern = path_in_schema + b"\x15" + codec + b"\x16" + _zigzag(chunk.num_values)
     data = bytearray(Path(path).read_bytes())
     footer = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
     at = data.find(pattern, footer)

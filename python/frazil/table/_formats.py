@@ -434,6 +434,13 @@ class _Orc:
         whole: bool = False,
     ) -> Iterator[pa.RecordBatch]:
         for index in row_groups:
+            if not columns and index < len(self._stripe_rows):
+                # pyarrow reads a stripe without columns as no rows: the rows are the
+                # footer's (count(), or only columns the file lacks).
+                rows = self._stripe_rows[index]
+                empty = pa.StructArray.from_buffers(pa.struct([]), rows, [None])
+                yield from _slices(pa.RecordBatch.from_struct_array(empty), batch_size)
+                continue
             with decoding(self._location, self._what):
                 stripe = self._file.read_stripe(index, columns=columns)
             if index < len(self._stripe_rows) and stripe.num_rows != self._stripe_rows[index]:

@@ -207,17 +207,21 @@ def test_flipped_bit_in_an_equality_delete_file_with_a_crc(tmp_path: Path) -> No
         _ids(table.table(), **{VERIFY: "false"})
 
 
-def test_frazil_writes_page_checksums(tmp_path: Path) -> None:
+@pytest.mark.parametrize("write_checksums", [None, "true", "false"])
+def test_frazil_writes_page_checksums(tmp_path: Path, write_checksums: str | None) -> None:
     catalog = InMemoryCatalog(warehouse=str(tmp_path))
     catalog.create_namespace("db")
-    table = catalog.create_table(
-        "db.t",
-        SCHEMA,
-        properties={"write.parquet.compression-codec": "uncompressed"},
-    )
+    properties = {"write.parquet.compression-codec": "uncompressed"}
+    if write_checksums is not None:
+        properties["write.parquet.page-checksum.enabled"] = write_checksums
+    table = catalog.create_table("db.t", SCHEMA, properties=properties)
     table.append(pa.table({"id": pa.array(range(100), pa.int64()), "v": ["x"] * 100}))
     (task,) = table.scan().plan_files()
     flip_last_page_byte(task.file.file_path, "id")
+    if write_checksums == "false":
+        # Without CRCs (as pyarrow writes by default) the damage cannot be seen.
+        assert _ids(table)[-1] == 99 + (1 << 56)
+        return
     with pytest.raises(InvalidDataError, match=rf"{Path(task.file.file_path).name}: .*CRC"):
         table.scan().to_arrow()
 

@@ -9,6 +9,7 @@ integer getters refuse booleans for that reason.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,6 +27,19 @@ def parse_json(text: str | bytes, what: str) -> Any:
         return json.loads(text)
     except (ValueError, UnicodeDecodeError) as error:
         raise InvalidMetadataError(f"cannot parse {what}: invalid JSON ({error})") from None
+    except RecursionError:
+        # json's decoder recurses once per level; thousands of levels exhaust the stack.
+        raise too_deep(what) from None
+
+
+def too_deep(what: str) -> InvalidMetadataError:
+    """The error for JSON nested deeper than the decoder, or the model's parsers (which recurse
+    once per nested type or field), can follow: a limit of Python's stack, below which any
+    metadata Java writes stays (Jackson refuses more than 1,000 levels)."""
+    return InvalidMetadataError(
+        f"cannot parse {what}: its JSON is nested too deeply (Python's recursion limit is "
+        f"{sys.getrecursionlimit()})"
+    )
 
 
 def as_object(node: Any, what: str) -> JsonObject:

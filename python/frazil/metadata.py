@@ -392,13 +392,19 @@ class TableMetadata:
         cls, text: str | bytes | Mapping[str, Any], metadata_location: str | None = None
     ) -> TableMetadata:
         """Read table metadata from JSON text (or an already parsed object)."""
-        node = text if isinstance(text, Mapping) else js.parse_json(text, "table metadata")
         try:
+            node = text if isinstance(text, Mapping) else js.parse_json(text, "table metadata")
             return _from_dict(js.as_object(node, "table metadata"), metadata_location)
         except FrazilError as error:
             if metadata_location is None:
                 raise
             raise type(error)(f"{metadata_location}: {error}") from None
+        except RecursionError:
+            # Types nested thousands deep: the parsers recurse once per level.
+            too_deep = js.too_deep("table metadata")
+            if metadata_location is None:
+                raise too_deep from None
+            raise InvalidMetadataError(f"{metadata_location}: {too_deep}") from None
 
 
 def _check_format_version(version: int) -> None:

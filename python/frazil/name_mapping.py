@@ -109,7 +109,10 @@ class NameMapping:
         """Read a mapping from its JSON text (the property's value) or parsed JSON list."""
         node = js.parse_json(text, "name mapping") if isinstance(text, (str, bytes)) else text
         items = js.as_list(node, "name mapping")
-        return cls(tuple(MappedField.from_json(item) for item in items))
+        try:
+            return cls(tuple(MappedField.from_json(item) for item in items))
+        except RecursionError:
+            raise js.too_deep("name mapping") from None
 
     @classmethod
     def from_schema(cls, schema: Schema) -> NameMapping:

@@ -326,13 +326,19 @@ class ViewMetadata:
     def from_json(
         cls, text: str | bytes | Mapping[str, Any], metadata_location: str | None = None
     ) -> ViewMetadata:
-        node = text if isinstance(text, Mapping) else js.parse_json(text, "view metadata")
         try:
+            node = text if isinstance(text, Mapping) else js.parse_json(text, "view metadata")
             return _view_from_dict(js.as_object(node, "view metadata"), metadata_location)
         except FrazilError as error:
             if metadata_location is None:
                 raise
             raise type(error)(f"{metadata_location}: {error}") from None
+        except RecursionError:
+            # Types nested thousands deep: the parsers recurse once per level.
+            too_deep = js.too_deep("view metadata")
+            if metadata_location is None:
+                raise too_deep from None
+            raise InvalidMetadataError(f"{metadata_location}: {too_deep}") from None
 
 
 def _view_from_dict(obj: Mapping[str, Any], metadata_location: str | None) -> ViewMetadata:

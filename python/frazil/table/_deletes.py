@@ -9,12 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from frazil import _native
-from frazil.errors import FrazilError, InvalidDataError
-from frazil.io._arrow import open_arrow_file
-from frazil.table._formats import open_data_file, read_whole
+from frazil.errors import InvalidDataError
+from frazil.table._formats import POSITION_DELETE_FILE, open_data_file, read_whole
 from frazil.table._memo import shared_lru
 
 POSITION_DELETES = 1
@@ -26,32 +24,35 @@ POS_COLUMN = "pos"
 
 @shared_lru(32)
 def _positions_by_file(
-    location: str, raw: _native.RawFileIO, file_format: str
+    location: str, raw: _native.RawFileIO, file_format: str, record_count: int
 ) -> _native.PositionDeletesByFile:
     """A position delete file's positions by data file, read once: a partition-scoped delete
-    file applies to every data file of its partition (cached for the files read next)."""
+    file applies to every data file of its partition (cached for the files read next). Its
+    Parquet page CRCs are always verified and its rows checked against its footer and its
+    ``record_count`` (frazil.table._formats): a damaged delete file would bring deleted rows
+    back without any error."""
     columns = [FILE_PATH_COLUMN, POS_COLUMN]
-    try:
-        if file_format == "PARQUET":
-            # ParquetFile, not pq.read_table: that goes through pyarrow.dataset, which
-            # imports pandas. Paths read dictionary-encoded: a file names few data files,
-            # many times.
-            with pq.ParquetFile(
-                open_arrow_file(raw, location), pre_buffer=True, read_dictionary=[FILE_PATH_COLUMN]
-            ) as parquet:
-                table = parquet.read(columns=columns)
-        else:  # ORC and Avro delete files, as Java writes them for tables of those formats
-            with open_data_file(file_format, raw, location) as source:
-                table = pa.Table.from_batches(
-                    list(read_whole(source, columns)),
-                    schema=pa.schema([source.schema_arrow.field(c) for c in columns]),
-                )
-    except FrazilError:
-        raise
-    except Exception as error:  # pyarrow raises ArrowInvalid, KeyError, OSError...
-        raise InvalidDataError(
-            f"{location}: cannot read the position delete file: {error}"
-        ) from None
+    # Parquet, ORC or Avro (Java writes delete files in the table's format). Paths read
+    # dictionary-encoded from Parquet: a file names few data files, many times.
+    with open_data_file(
+        file_format,
+        raw,
+        location,
+        what=POSITION_DELETE_FILE,
+        record_count=record_count,
+        verify_checksums=True,
+        dictionary_columns=(FILE_PATH_COLUMN,),
+    ) as source:
+        missing = [c for c in columns if c not in source.schema_arrow.names]
+        if missing:
+            raise InvalidDataError(
+                f"{location}: the {POSITION_DELETE_FILE} has no column {missing[0]!r}"
+            )
+        batches = list(read_whole(source, columns, whole=True))
+        if batches:
+            table = pa.Table.from_batches(batches)
+        else:
+            table = pa.schema([source.schema_arrow.field(c) for c in columns]).empty_table()
     return _native.PositionDeletesByFile(
         table.column(FILE_PATH_COLUMN), table.column(POS_COLUMN), location
     )
@@ -89,7 +90,9 @@ def position_deletes(task: Any, raw: _native.RawFileIO) -> _native.PositionDelet
                 io=raw,
             )
         elif file_format in ("PARQUET", "ORC", "AVRO"):
-            index.add_position_file(_positions_by_file(delete.file_path, raw, file_format))
+            index.add_position_file(
+                _positions_by_file(delete.file_path, raw, file_format, delete.record_count)
+            )
         else:
             raise InvalidDataError(
                 f"{delete.file_path}: reading {file_format} position delete files is not "

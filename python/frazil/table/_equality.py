@@ -24,7 +24,7 @@ from frazil import types as t
 from frazil.errors import InvalidDataError
 from frazil.schema import Schema
 from frazil.table._arrow_project import file_fields, plan_projection
-from frazil.table._formats import open_data_file, read_whole
+from frazil.table._formats import EQUALITY_DELETE_FILE, open_data_file, read_whole
 from frazil.table._memo import shared_lru
 
 EQUALITY_DELETES = 2
@@ -52,14 +52,25 @@ def deleted_mask(deletes: EqualityDeletes, columns: Sequence[pa.Array]) -> pa.Ar
 def _read_keys(
     location: str,
     file_format: str,
+    record_count: int,
     field_ids: tuple[int, ...],
     schema_json: str,
     raw: _native.RawFileIO,
 ) -> pa.Table:
-    """One delete file's key rows (cached: a delete file applies to many data files)."""
+    """One delete file's key rows (cached: a delete file applies to many data files). Its
+    Parquet page CRCs are always verified and its rows checked against its footer and its
+    ``record_count`` (frazil.table._formats): a damaged delete file would bring deleted rows
+    back without any error."""
     schema = Schema.from_json(json.loads(schema_json))
     # Parquet, ORC or Avro (Java writes delete files in the table's format).
-    source = open_data_file(file_format, raw, location)
+    source = open_data_file(
+        file_format,
+        raw,
+        location,
+        what=EQUALITY_DELETE_FILE,
+        record_count=record_count,
+        verify_checksums=True,
+    )
     with source:
         fields = file_fields(source.schema_arrow, location, None)
         targets = []
@@ -91,7 +102,7 @@ def equality_deletes(
 ) -> list[EqualityDeletes]:
     """The key sets of a task's equality delete files, grouped by equality field ids. Each
     field is typed by the first of ``schemas`` (the scan's, then older ones) that has it."""
-    groups: dict[tuple[int, ...], tuple[str, list[tuple[str, str]]]] = {}
+    groups: dict[tuple[int, ...], tuple[str, list[tuple[str, str, int]]]] = {}
     for delete in task.delete_files:
         if delete.content != EQUALITY_DELETES:
             continue
@@ -103,7 +114,7 @@ def equality_deletes(
         if ids not in groups:
             fields = [_field(field_id, schemas, location) for field_id in ids]
             groups[ids] = (json.dumps(Schema(*fields).to_json()), [])
-        groups[ids][1].append((location, file_format))
+        groups[ids][1].append((location, file_format, delete.record_count))
     return [
         EqualityDeletes(ids, _key_set(ids, tuple(sorted(locations)), schema_json, raw))
         for ids, (schema_json, locations) in groups.items()
@@ -113,15 +124,15 @@ def equality_deletes(
 @shared_lru(16)
 def _key_set(
     field_ids: tuple[int, ...],
-    locations: tuple[tuple[str, str], ...],
+    locations: tuple[tuple[str, str, int], ...],
     schema_json: str,
     raw: _native.RawFileIO,
 ) -> _native.EqualityDeleteSet:
     """The keys of ``locations`` (cached: the data files of a partition share their delete
     files, so consecutive tasks ask for the same set)."""
     keys: _native.EqualityDeleteSet | None = None
-    for location, file_format in locations:
-        table = _read_keys(location, file_format, field_ids, schema_json, raw)
+    for location, file_format, record_count in locations:
+        table = _read_keys(location, file_format, record_count, field_ids, schema_json, raw)
         if keys is None:
             keys = _native.EqualityDeleteSet(table.schema)
         for batch in table.to_batches():

@@ -16,11 +16,19 @@ of the chosen top-level columns:
 - Avro through frazil's own decoder (``frazil._native.open_avro_data_file``): blocks, owned by
   the split holding their preceding sync marker (as Avro's Java reader); ids from the writer
   schema's ``field-id``, ``element-id``, ``key-id`` and ``value-id``.
+
+A file that cannot be decoded is an :class:`~frazil.errors.InvalidDataError` naming it, raised
+here for data, position delete and equality delete files alike (:func:`decoding`). Damage that
+decodes without an error is caught where checking is free: Parquet page CRCs (written by
+parquet-mr, Iceberg Java's writer, by default; verified for delete files always, for data files
+unless ``verify_checksums`` is off), the rows each read decodes against the row counts of the
+file's own footer, and the footer's row count against the manifest's ``record_count``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 import pyarrow as pa
@@ -35,7 +43,12 @@ from frazil.schema import Schema
 from frazil.table._arrow_project import FIELD_ID_KEY, FileField
 from frazil.table._row_groups import row_group_filter
 
-__all__ = ["DataSource", "open_data_file", "read_whole"]
+__all__ = ["DATA_FILE", "DataSource", "decoding", "open_data_file", "read_whole"]
+
+# What a file is, in error messages.
+DATA_FILE = "data file"
+POSITION_DELETE_FILE = "position delete file"
+EQUALITY_DELETE_FILE = "equality delete file"
 
 # (unit: row group, stripe or 0 for Avro, position of its first row, its compressed bytes)
 Group = tuple[int, int, int]
@@ -43,6 +56,11 @@ Group = tuple[int, int, int]
 
 class DataSource(Protocol):
     """One open data file."""
+
+    @property
+    def num_rows(self) -> int:
+        """The rows the file's own metadata says it holds."""
+        ...
 
     @property
     def schema_arrow(self) -> pa.Schema:
@@ -81,39 +99,111 @@ class DataSource(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-def open_data_file(file_format: str, io: Any, location: str) -> DataSource:
-    """The data file at ``location`` as a source of its ``file_format``."""
+@contextmanager
+def decoding(location: str, what: str = DATA_FILE) -> Iterator[None]:
+    """Turns what pyarrow (or the file's bytes) raise while a file is opened or decoded into
+    the one error for it: :class:`InvalidDataError` naming the file and saying what it is.
+    Errors that already are frazil's (storage errors among them) pass unchanged."""
+    try:
+        yield
+    except FrazilError:
+        raise
+    except (pa.ArrowException, OSError) as error:
+        # OSError: pyarrow's codecs ("GZipCodec failed"), page CRCs and truncated reads.
+        raise InvalidDataError(f"{location}: cannot read the {what}: {error}") from None
+
+
+def open_data_file(
+    file_format: str,
+    io: Any,
+    location: str,
+    *,
+    what: str = DATA_FILE,
+    record_count: int | None = None,
+    verify_checksums: bool = True,
+    dictionary_columns: Sequence[str] = (),
+) -> DataSource:
+    """The file at ``location`` as a source of its ``file_format``; ``what`` it is (a data,
+    position delete or equality delete file) names it in errors.
+
+    ``record_count`` (the manifest's; negative means unknown, as in files imported with -1)
+    must equal the rows of the file's footer. ``verify_checksums``: check Parquet page CRCs
+    where the writer stored them. ``dictionary_columns`` are read dictionary-encoded
+    (Parquet)."""
     kind = file_format.upper()
+    source: DataSource
     if kind == "PARQUET":
-        return _Parquet(io, location)
-    if kind == "ORC":
-        return _Orc(io, location)
-    if kind == "AVRO":
-        return _Avro(io, location)
-    raise InvalidDataError(f"{location}: cannot read data files of format {file_format!r}")
+        source = _Parquet(io, location, what, verify_checksums, dictionary_columns)
+    elif kind == "ORC":
+        source = _Orc(io, location, what)
+    elif kind == "AVRO":
+        source = _Avro(io, location)
+    else:
+        raise InvalidDataError(f"{location}: cannot read {what}s of format {file_format!r}")
+    if record_count is not None and record_count >= 0:
+        with decoding(location, what):
+            rows = source.num_rows
+        if rows != record_count:
+            source.__exit__(None, None, None)
+            raise InvalidDataError(
+                f"{location}: the {what} holds {rows} rows by its own metadata, its manifest "
+                f"entry says record_count {record_count}: the file or the manifest is damaged"
+            )
+    return source
 
 
 def read_whole(
-    source: DataSource, columns: list[str], batch_size: int = 131072
+    source: DataSource, columns: list[str], batch_size: int = 131072, whole: bool = False
 ) -> Iterator[pa.RecordBatch]:
     """Every row of ``columns`` of an open source (a delete file, read whole)."""
     groups = source.groups(0, 1 << 62)
-    return source.iter_batches(batch_size, [g[0] for g in groups], columns, True)
+    return source.iter_batches(batch_size, [g[0] for g in groups], columns, True, whole)
+
+
+def _counted(
+    batches: Iterator[pa.RecordBatch], expected: int, location: str, what: str, units: str
+) -> Iterator[pa.RecordBatch]:
+    """``batches``, checked to hold the ``expected`` rows the file's metadata gives ``units``
+    (a damaged column chunk header can make a column decode to fewer values, silently)."""
+    rows = 0
+    with decoding(location, what):
+        for batch in batches:
+            rows += batch.num_rows
+            yield batch
+    if rows != expected:
+        raise InvalidDataError(
+            f"{location}: {units} of the {what} decoded to {rows} rows, its metadata says "
+            f"{expected}: the file is damaged"
+        )
 
 
 # --- Parquet -----------------------------------------------------------------------------------
 
 
 class _Parquet:
-    def __init__(self, io: Any, location: str) -> None:
-        try:
+    def __init__(
+        self,
+        io: Any,
+        location: str,
+        what: str,
+        verify_checksums: bool,
+        dictionary_columns: Sequence[str],
+    ) -> None:
+        self._location = location
+        self._what = what
+        with decoding(location, what):
             self._file = pq.ParquetFile(
-                open_arrow_file(io, location), pre_buffer=True, coerce_int96_timestamp_unit="us"
+                open_arrow_file(io, location),
+                pre_buffer=True,
+                coerce_int96_timestamp_unit="us",
+                # Pages without a CRC are read unchecked (pyarrow's rule).
+                page_checksum_verification=verify_checksums,
+                read_dictionary=list(dictionary_columns) or None,
             )
-        except (pa.ArrowInvalid, OSError) as error:
-            if isinstance(error, FrazilError):
-                raise
-            raise InvalidDataError(f"{location}: not a readable Parquet file: {error}") from None
+
+    @property
+    def num_rows(self) -> int:
+        return int(self._file.metadata.num_rows)
 
     @property
     def schema_arrow(self) -> pa.Schema:
@@ -158,15 +248,25 @@ class _Parquet:
         use_threads: bool,
         whole: bool = False,
     ) -> Iterator[pa.RecordBatch]:
+        metadata = self._file.metadata
+        expected = sum(metadata.row_group(i).num_rows for i in row_groups)
+        units = f"row group {row_groups[0]}" if len(row_groups) == 1 else f"row groups {row_groups}"
         if whole:
             # Decoding the row groups in one call keeps pyarrow's threads on whole column
             # chunks: about a tenth less CPU than batch by batch (benches/bench_read.py).
-            table = self._file.read_row_groups(row_groups, columns=columns, use_threads=use_threads)
-            return iter(table.to_batches(max_chunksize=batch_size))
-        batches: Iterator[pa.RecordBatch] = self._file.iter_batches(
-            batch_size=batch_size, row_groups=row_groups, columns=columns, use_threads=use_threads
-        )
-        return batches
+            with decoding(self._location, self._what):
+                table = self._file.read_row_groups(
+                    row_groups, columns=columns, use_threads=use_threads
+                )
+            batches = iter(table.to_batches(max_chunksize=batch_size))
+        else:
+            batches = self._file.iter_batches(
+                batch_size=batch_size,
+                row_groups=row_groups,
+                columns=columns,
+                use_threads=use_threads,
+            )
+        return _counted(batches, expected, self._location, self._what, units)
 
     def __enter__(self) -> _Parquet:
         return self
@@ -267,16 +367,18 @@ def orc_stripes(file_tail: bytes) -> list[tuple[int, int, int]]:
 
 
 class _Orc:
-    def __init__(self, io: Any, location: str) -> None:
+    def __init__(self, io: Any, location: str, what: str) -> None:
         self._location = location
-        try:
+        self._what = what
+        with decoding(location, what):
             self._file = orc.ORCFile(open_arrow_file(io, location))
             schema = self._file.schema
-        except (pa.ArrowInvalid, OSError) as error:
-            if isinstance(error, FrazilError):
-                raise
-            raise InvalidDataError(f"{location}: not a readable ORC file: {error}") from None
         self._schema = pa.schema([_orc_field(schema.field(i)) for i in range(len(schema))])
+        self._stripe_rows: list[int] = []
+
+    @property
+    def num_rows(self) -> int:
+        return int(self._file.nrows)
 
     @property
     def schema_arrow(self) -> pa.Schema:
@@ -292,6 +394,7 @@ class _Orc:
                 f"{self._location}: ORC footer lists {len(stripes)} stripes, the reader "
                 f"{self._file.nstripes}"
             )
+        self._stripe_rows = [rows for _, rows, _ in stripes]
         owned = []
         first_row = 0
         for index, (offset, rows, size) in enumerate(stripes):
@@ -331,7 +434,21 @@ class _Orc:
         whole: bool = False,
     ) -> Iterator[pa.RecordBatch]:
         for index in row_groups:
-            stripe = self._file.read_stripe(index, columns=columns)
+            if not columns and index < len(self._stripe_rows):
+                # pyarrow reads a stripe without columns as no rows: the rows are the
+                # footer's (count(), or only columns the file lacks).
+                rows = self._stripe_rows[index]
+                empty = pa.StructArray.from_buffers(pa.struct([]), rows, [None])
+                yield from _slices(pa.RecordBatch.from_struct_array(empty), batch_size)
+                continue
+            with decoding(self._location, self._what):
+                stripe = self._file.read_stripe(index, columns=columns)
+            if index < len(self._stripe_rows) and stripe.num_rows != self._stripe_rows[index]:
+                raise InvalidDataError(
+                    f"{self._location}: stripe {index} of the {self._what} decoded to "
+                    f"{stripe.num_rows} rows, its footer says {self._stripe_rows[index]}: the "
+                    "file is damaged"
+                )
             yield from _slices(self._cast(stripe), batch_size)
 
     def __enter__(self) -> _Orc:
@@ -346,9 +463,15 @@ class _Orc:
 
 class _Avro:
     def __init__(self, io: Any, location: str) -> None:
+        # The Rust decoder's errors name the file already; it reads each block by its count.
         self._file = _native.open_avro_data_file(location, io)
         self._schema: pa.Schema = self._file.schema
         self._range = (0, 0)
+
+    @property
+    def num_rows(self) -> int:
+        # Block headers only (the whole file is in memory): a count of every block's records.
+        return int(self._file.rows_in(0, 1 << 62)[1])
 
     @property
     def schema_arrow(self) -> pa.Schema:

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from frazil import _native
 from frazil import expressions as ex
 from frazil import types as t
-from frazil.errors import FrazilError, InvalidDataError, UnknownFieldError, ValidationError
+from frazil.errors import UnknownFieldError, ValidationError
 from frazil.io import IOLike, raw
 from frazil.name_mapping import NameMapping
 from frazil.partitioning import PartitionSpec
@@ -36,7 +36,8 @@ from frazil.table import _metadata_columns as meta
 from frazil.table._arrow_project import FileField, file_fields, plan_projection
 from frazil.table._deletes import position_deletes
 from frazil.table._equality import deleted_mask, equality_deletes
-from frazil.table._formats import open_data_file
+from frazil.table._formats import DATA_FILE, decoding, open_data_file
+from frazil.table._properties import bool_property
 from frazil.table._row_filter import compile_filter, filter_columns
 from frazil.table._stream import ordered_parallel
 
@@ -61,6 +62,11 @@ READ_AHEAD_BYTES = 256 << 20
 # groups of a call, so a call covers consecutive groups up to this many compressed bytes (and
 # at least one group), keeping a file's buffered bytes bounded however large the file.
 MAX_BYTES_PER_READ = 64 << 20
+# Table property (or scan option): verify the CRCs of data files' Parquet pages where the writer
+# stored them (parquet-mr, Iceberg Java's writer, does by default). Delete files are always
+# verified: a damaged one brings deleted rows back.
+PAGE_CHECKSUM_VERIFICATION = "read.parquet.page-checksum-verification.enabled"
+VERIFY_CHECKSUMS_DEFAULT = True
 
 
 def arrow_schema(schema: Schema) -> pa.Schema:
@@ -422,6 +428,7 @@ def read_task(
     metadata_columns: Sequence[str] = (),
     filter_schema: Schema | None = None,
     whole_row_groups: bool = False,
+    verify_checksums: bool = VERIFY_CHECKSUMS_DEFAULT,
 ) -> Iterator[pa.RecordBatch]:
     """The rows of one :class:`~frazil.table.scan.FileScanTask` as record batches of
     ``projected_schema`` (default ``table_schema``, the schema the scan was planned with),
@@ -441,7 +448,13 @@ def read_task(
 
     ``whole_row_groups``: decode each run of Parquet row groups (at most
     ``MAX_BYTES_PER_READ`` compressed) in one call, for callers that keep every batch anyway
-    (``to_arrow``): less CPU, but the run's decoded columns are held at once."""
+    (``to_arrow``): less CPU, but the run's decoded columns are held at once.
+
+    ``verify_checksums``: check the CRCs of the data file's Parquet pages where its writer
+    stored them (table property or scan option ``read.parquet.page-checksum-verification.enabled``);
+    delete files are always checked. A file that cannot be decoded, or whose rows disagree with
+    its footer or its manifest entry's ``record_count``, is an :class:`InvalidDataError` naming
+    it."""
     projected = table_schema if projected_schema is None else projected_schema
     filter_schema = table_schema if filter_schema is None else filter_schema
     metadata_columns = tuple(metadata_columns)
@@ -477,7 +490,13 @@ def read_task(
         )
     ranges = meta.Positions() if metadata_columns else None
     # Parquet, ORC or Avro: each gives its columns with field ids (see _formats).
-    source = open_data_file(str(task.file.file_format), raw(io), location)
+    source = open_data_file(
+        str(task.file.file_format),
+        raw(io),
+        location,
+        record_count=task.file.record_count,
+        verify_checksums=verify_checksums,
+    )
     with source:
         fields: tuple[FileField, ...] = file_fields(source.schema_arrow, location, name_mapping)
         projection = plan_projection(
@@ -493,7 +512,9 @@ def read_task(
         produced = 0
         for run, first_row in _runs(groups, MAX_BYTES_PER_READ):
             position = first_row
-            try:
+            # The source names the file in its own errors; this covers what the rows of a
+            # damaged file make the projection and the deletes raise.
+            with decoding(location, DATA_FILE):
                 batches = source.iter_batches(
                     batch_size=batch_size,
                     row_groups=run,
@@ -560,10 +581,6 @@ def read_task(
                         return
                     produced += out.num_rows
                     yield out
-            except (pa.ArrowInvalid, pa.ArrowIOError) as error:
-                if isinstance(error, FrazilError):
-                    raise
-                raise InvalidDataError(f"{location}: cannot read the data file: {error}") from None
 
 
 # --- scans -------------------------------------------------------------------------------------
@@ -584,6 +601,28 @@ def _files_in_flight(scan: DataScan) -> int:
             f"option 'read.files-in-flight' must be an integer >= 1, got {value!r}"
         )
     return count
+
+
+def verify_checksums(
+    properties: Mapping[str, str], options: Mapping[str, Any] | None = None
+) -> bool:
+    """``read.parquet.page-checksum-verification.enabled``: the scan option, else the table
+    property, else the default: on, since it costs about 2.5% more CPU reading Java-written
+    data, whose every page has a CRC (benches/bench_read.py's tables, by instruction count)."""
+    value = None if options is None else options.get(PAGE_CHECKSUM_VERIFICATION)
+    if value is None:
+        value = properties.get(PAGE_CHECKSUM_VERIFICATION)
+    if isinstance(value, bool):
+        return value
+    if value is not None and not isinstance(value, str):
+        raise ValidationError(
+            f"option {PAGE_CHECKSUM_VERIFICATION} must be true or false, got {value!r}"
+        )
+    return bool_property(
+        {} if value is None else {PAGE_CHECKSUM_VERIFICATION: value},
+        PAGE_CHECKSUM_VERIFICATION,
+        VERIFY_CHECKSUMS_DEFAULT,
+    )
 
 
 def projected_schema(scan: DataScan) -> Schema:
@@ -626,6 +665,7 @@ def _reader(
         # The schema RawScan bound the filter to (DataScan._build_raw).
         "filter_schema": table.schema(),
         "whole_row_groups": whole_row_groups,
+        "verify_checksums": verify_checksums(table.properties, scan.options),
     }
     return lambda task: read_task(task, schema, projected, **options)
 

@@ -18,15 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from frazil import _native
-from frazil.errors import FrazilError, InvalidDataError
+from frazil.errors import InvalidDataError
 from frazil.io import raw
-from frazil.io._arrow import open_arrow_file
 from frazil.manifest import STATUS_DELETED, read_manifests
 from frazil.table._arrow_project import file_fields, plan_projection
 from frazil.table._deletes import FILE_PATH_COLUMN, POS_COLUMN, POSITION_DELETES
+from frazil.table._formats import POSITION_DELETE_FILE, open_data_file, read_whole
 from frazil.table.inspect._common import (
     DELETE_MANIFEST,
     Unified,
@@ -108,7 +107,7 @@ def _deleted_positions(
     if file_format == "PUFFIN":
         return _deletion_vector(table, delete, row_type)
     if file_format == "PARQUET":
-        return _parquet(table, delete["file_path"], row_type)
+        return _parquet(table, delete["file_path"], delete["record_count"], row_type)
     raise InvalidDataError(
         f"{delete['file_path']}: reading {file_format} position delete files is not supported yet"
     )
@@ -143,33 +142,44 @@ def _deletion_vector(
     }
 
 
-def _parquet(table: Table, location: str, row_type: pa.StructType) -> dict[str, pa.Array]:
-    try:
-        with pq.ParquetFile(open_arrow_file(raw(table.io), location), pre_buffer=True) as parquet:
-            file_schema = parquet.schema_arrow
-            projection = None
-            if ROW_COLUMN in file_schema.names:
-                # The stored row, by field id, as the current schema (as the reader projects
-                # data files): renamed, added and dropped columns resolved.
-                target = NestedField(
-                    ROW_FIELD_ID, ROW_COLUMN, StructType(table.metadata.schema().fields)
-                )
-                projection = plan_projection(
-                    file_fields(file_schema, location, None),
-                    (target,),
-                    pa.schema([pa.field(ROW_COLUMN, row_type)]),
-                    location,
-                    {},
-                )
-            columns = [FILE_PATH_COLUMN, POS_COLUMN]
-            columns += [] if projection is None else list(projection.columns)
-            read = parquet.read(columns=columns)
-    except FrazilError:
-        raise
-    except Exception as error:  # pyarrow raises ArrowInvalid, KeyError, OSError...
-        raise InvalidDataError(
-            f"{location}: cannot read the position delete file: {error}"
-        ) from None
+def _parquet(
+    table: Table, location: str, record_count: int, row_type: pa.StructType
+) -> dict[str, pa.Array]:
+    # Read as the scan reads delete files (frazil.table._formats): page CRCs verified, rows
+    # checked against the footer and record_count, errors naming the file.
+    with open_data_file(
+        "PARQUET",
+        raw(table.io),
+        location,
+        what=POSITION_DELETE_FILE,
+        record_count=record_count,
+        verify_checksums=True,
+    ) as source:
+        file_schema = source.schema_arrow
+        projection = None
+        if ROW_COLUMN in file_schema.names:
+            # The stored row, by field id, as the current schema (as the reader projects
+            # data files): renamed, added and dropped columns resolved.
+            target = NestedField(
+                ROW_FIELD_ID, ROW_COLUMN, StructType(table.metadata.schema().fields)
+            )
+            projection = plan_projection(
+                file_fields(file_schema, location, None),
+                (target,),
+                pa.schema([pa.field(ROW_COLUMN, row_type)]),
+                location,
+                {},
+            )
+        columns = [FILE_PATH_COLUMN, POS_COLUMN]
+        missing = [c for c in columns if c not in file_schema.names]
+        if missing:
+            raise InvalidDataError(
+                f"{location}: the {POSITION_DELETE_FILE} has no column {missing[0]!r}"
+            )
+        columns += [] if projection is None else list(projection.columns)
+        batches = list(read_whole(source, columns, whole=True))
+        schema = pa.schema([file_schema.field(c) for c in columns])
+        read = pa.Table.from_batches(batches, schema=schema)
     out = {
         "file_path": read.column(FILE_PATH_COLUMN).combine_chunks().cast(pa.string()),
         "pos": read.column(POS_COLUMN).combine_chunks().cast(pa.int64()),

@@ -107,7 +107,7 @@ def remove_rows(
     the producer, so that a failed commit deletes them)."""
     from frazil.expressions import bind
     from frazil.table._table import Table
-    from frazil.table.read import read_task, read_task_schema
+    from frazil.table.read import read_task, read_task_schema, verify_checksums
     from frazil.table.write import write_data_files
 
     metadata, io = producer.base, producer.io
@@ -145,6 +145,7 @@ def remove_rows(
             apply_residual=False,
             schemas=metadata.schemas,
             metadata_columns=lineage,
+            verify_checksums=verify_checksums(metadata.properties),
         )
         kept = _kept_rows(batches, metadata, row_filter, case_sensitive, removed)
         arrow = read_task_schema(schema, metadata_columns=lineage)

@@ -135,6 +135,7 @@ class FileSettings:
             "use_compliant_nested_type": True,
             # Java writes no Arrow schema; it stores the Iceberg schema instead.
             "store_schema": False,
+            "write_page_checksum": config.page_checksum,
         }
 
 

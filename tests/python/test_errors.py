@@ -51,10 +51,10 @@ def test_a_panic_does_not_abort_a_fresh_interpreter() -> None:
 
 
 def _stray_exception_classes(package: ModuleType) -> list[str]:
-    """Exception classes defined in ``package`` anywhere but its ``errors`` module, and those
-    of that module that it does not export. Every module is imported: a class defined at
-    import time anywhere is found, whatever it is named or derives from."""
-    errors_module = f"{package.__name__}.errors"
+    """Exception classes defined in ``package`` anywhere but its ``errors`` module (warning
+    classes: its ``warnings`` module), and those of that module that it does not export. Every
+    module is imported: a class defined at import time anywhere is found, whatever it is named
+    or derives from."""
     found = []
     for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
         module = importlib.import_module(info.name)
@@ -63,8 +63,12 @@ def _stray_exception_classes(package: ModuleType) -> list[str]:
                 continue
             if value.__module__ != info.name:
                 continue  # imported here, defined elsewhere
-            exported = getattr(sys.modules[errors_module], "__all__", ())
-            if info.name != errors_module or name not in exported:
+            if name.startswith("_"):
+                continue  # private control flow, caught where it is raised (_checked._Mismatch)
+            kind = "warnings" if issubclass(value, Warning) else "errors"
+            home = f"{package.__name__}.{kind}"
+            exported = getattr(sys.modules.get(home), "__all__", ())
+            if info.name != home or name not in exported:
                 found.append(f"{info.name}.{name}")
     return sorted(found)
 
@@ -88,7 +92,11 @@ def test_the_check_finds_a_stray_exception_class(tmp_path: Path) -> None:
     )
     (package / "reader.py").write_text(
         "from strayed.errors import Listed\nclass LocalError(Listed): ...\n"
-        "class Odd(KeyError): ...\nclass NotAnError: ...\n"
+        "class Odd(KeyError): ...\nclass NotAnError: ...\nclass LocalWarning(UserWarning): ...\n"
+        "class _Internal(Exception): ...\n"
+    )
+    (package / "warnings.py").write_text(
+        "__all__ = ['Noted']\nclass Noted(UserWarning): ...\nclass Unnoted(UserWarning): ...\n"
     )
     sys.path.insert(0, str(tmp_path))
     try:
@@ -97,7 +105,13 @@ def test_the_check_finds_a_stray_exception_class(tmp_path: Path) -> None:
         sys.path.remove(str(tmp_path))
         for name in [m for m in sys.modules if m.split(".")[0] == "strayed"]:
             del sys.modules[name]
-    assert found == ["strayed.errors.Unlisted", "strayed.reader.LocalError", "strayed.reader.Odd"]
+    assert found == [
+        "strayed.errors.Unlisted",
+        "strayed.reader.LocalError",
+        "strayed.reader.LocalWarning",
+        "strayed.reader.Odd",
+        "strayed.warnings.Unnoted",
+    ]
 
 
 def test_errors_of_writes_and_catalogs_are_importable_from_frazil_errors() -> None:

@@ -4,4 +4,6 @@ import sys
 
 from frazil.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    # Guarded: importing this module (tools that walk the package) must not run the command.
+    sys.exit(main())

@@ -201,9 +201,15 @@ impl PartitionSpec {
     /// 1.10's `PartitionSpec.partitionType` does; an unknown transform has
     /// no type and is refused.
     pub fn partition_type(&self, schema: &Schema) -> Result<Type> {
+        self.partition_type_in(&[schema])
+    }
+
+    /// The partition type with each field's source taken from the first of
+    /// `schemas` that has it (`unknown` when none has).
+    pub fn partition_type_in(&self, schemas: &[&Schema]) -> Result<Type> {
         let mut fields = Vec::with_capacity(self.fields.len());
         for pf in &self.fields {
-            let result = match schema.field(pf.source_id) {
+            let result = match schemas.iter().find_map(|s| s.field(pf.source_id)) {
                 None => PrimitiveType::Unknown,
                 Some(source) => field_result_type(pf, &source.field_type)?,
             };

@@ -107,6 +107,7 @@ def remove_rows(
     from frazil.expressions import bind
     from frazil.table._table import Table
     from frazil.table.read import read_task, read_task_schema
+    from frazil.table.scan import DataScan
     from frazil.table.write import write_data_files
 
     metadata, io = producer.base, producer.io
@@ -122,9 +123,14 @@ def remove_rows(
     table = Table(metadata, io=io)
     schema = metadata.schema()
     lineage = meta.ROW_LINEAGE if metadata.format_version >= 3 else ()
-    # The planner gives each file with the delete files that apply to it.
-    scan = table.scan(
-        row_filter=row_filter, snapshot_id=head.snapshot_id, case_sensitive=case_sensitive
+    # The planner gives each file with the delete files that apply to it; the filter binds
+    # to the table's current schema, as the writer's (not the head snapshot's, as time travel).
+    scan = DataScan(
+        table,
+        row_filter=row_filter,
+        snapshot_id=head.snapshot_id,
+        case_sensitive=case_sensitive,
+        _table_schema=True,
     )
     for task in scan.plan_files():
         found = wanted.get(task.file.file_path)
@@ -141,9 +147,11 @@ def remove_rows(
             apply_residual=False,
             schemas=metadata.schemas,
             metadata_columns=lineage,
+            # The writer's uuid type: the rows go back to it, not to a user.
+            uuid_type="fixed_size_binary",
         )
         kept = _kept_rows(batches, metadata, row_filter, case_sensitive, removed)
-        arrow = read_task_schema(schema, metadata_columns=lineage)
+        arrow = read_task_schema(schema, metadata_columns=lineage, uuid_type="fixed_size_binary")
         reader = pa.RecordBatchReader.from_batches(arrow, kept)
         new_files: list[DataFile] = []
         try:

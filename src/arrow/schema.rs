@@ -157,7 +157,9 @@ mod tests {
         );
         let nullable: Vec<bool> = arrow.fields().iter().map(|f| f.is_nullable()).collect();
         assert_eq!(nullable, [false, true, true, false, true, true]);
-        let uuid = |f: &Field| f.metadata().get(EXTENSION_NAME).map(String::as_str);
+        fn uuid(f: &Field) -> Option<&str> {
+            f.metadata().get(EXTENSION_NAME).map(String::as_str)
+        }
         assert_eq!(uuid(arrow.field(1)), Some(UUID_EXTENSION));
         assert_eq!(uuid(arrow.field(0)), None);
         let DataType::Struct(s) = arrow.field(2).data_type() else {

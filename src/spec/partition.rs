@@ -344,6 +344,33 @@ mod tests {
     }
 
     #[test]
+    fn a_source_is_typed_by_the_first_schema_that_has_it() {
+        let spec = PartitionSpec::parse(
+            r#"[{"name":"id_b","transform":"bucket[4]","source-id":1,"field-id":1000},
+                {"name":"late","transform":"identity","source-id":7,"field-id":1001},
+                {"name":"gone","transform":"identity","source-id":99,"field-id":1002}]"#,
+            0,
+        )
+        .unwrap();
+        let old = Schema::parse(SCHEMA).unwrap();
+        let current = Schema::parse(
+            r#"{"type":"struct","schema-id":1,"fields":[
+                {"id":1,"name":"id","required":true,"type":"long"},
+                {"id":7,"name":"late","required":false,"type":"date"}]}"#,
+        )
+        .unwrap();
+        let Type::Struct(fields) = spec.partition_type_in(&[&old, &current]).unwrap() else {
+            panic!()
+        };
+        let types: Vec<String> = fields.iter().map(|f| f.field_type.to_string()).collect();
+        assert_eq!(types, ["int", "date", "unknown"]);
+        assert_eq!(
+            spec.partition_type(&old).unwrap().to_string(),
+            spec.partition_type_in(&[&old]).unwrap().to_string()
+        );
+    }
+
+    #[test]
     fn void_only_specs_are_unpartitioned() {
         let spec = PartitionSpec::parse(
             r#"[{"name":"a","transform":"void","source-id":1,"field-id":1000}]"#,

@@ -46,6 +46,7 @@ from frazil.table._arrow_project import (
 from frazil.table._deletes import position_deletes
 from frazil.table._equality import deleted_mask, equality_deletes
 from frazil.table._formats import open_data_file
+from frazil.table._literals import with_type
 from frazil.table._row_filter import compile_filter, filter_columns
 from frazil.table._stream import ordered_parallel
 
@@ -737,8 +738,46 @@ def scan_batches(scan: DataScan) -> pa.RecordBatchReader:
 def scan_to_arrow(scan: DataScan) -> pa.Table:
     """The scan's rows as one table (with the projected schema, also when empty)."""
     projected = projected_schema(scan)
-    batches = _batches(scan, projected, metadata=metadata_columns(scan))
-    return pa.Table.from_batches(list(batches), schema=scan_schema(scan))
+    batches = list(_batches(scan, projected, metadata=metadata_columns(scan)))
+    schema = scan_schema(scan)
+    if not batches:
+        # One empty chunk per column, not none: pyarrow cannot make an empty array of a
+        # nested extension type (struct<u: uuid>) when asked to combine zero chunks.
+        batches = [pa.RecordBatch.from_arrays([pa.nulls(0, f.type) for f in schema], schema=schema)]
+    return pa.Table.from_batches(batches, schema=schema)
+
+
+def pandas_ready(table: pa.Table) -> pa.Table:
+    """``table`` as pyarrow's pandas conversion takes it: a uuid column (``pa.uuid()``) becomes
+    ``uuid.UUID`` values, but pyarrow converts no list of uuids nor of fixed_size_binary, so
+    uuid and fixed values inside structs, lists and maps are handed over as bytes."""
+    columns = []
+    for field, column in zip(table.schema, table.columns, strict=True):
+        target = _pandas_type(field.type, nested=False)
+        if target == field.type:
+            columns.append(column)
+        else:
+            chunks = [with_type(chunk, target) for chunk in column.chunks]
+            columns.append(pa.chunked_array(chunks, type=target))
+    fields = [f.with_type(c.type) for f, c in zip(table.schema, columns, strict=True)]
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields, metadata=table.schema.metadata))
+
+
+def _pandas_type(arrow_type: pa.DataType, nested: bool) -> pa.DataType:
+    if isinstance(arrow_type, pa.BaseExtensionType) or pa.types.is_fixed_size_binary(arrow_type):
+        return pa.binary() if nested else arrow_type
+    if pa.types.is_struct(arrow_type):
+        return pa.struct([f.with_type(_pandas_type(f.type, True)) for f in arrow_type])
+    if pa.types.is_list(arrow_type):
+        element = arrow_type.value_field
+        return pa.list_(element.with_type(_pandas_type(element.type, True)))
+    if pa.types.is_map(arrow_type):
+        key, item = arrow_type.key_field, arrow_type.item_field
+        return pa.map_(
+            key.with_type(_pandas_type(key.type, True)),
+            item.with_type(_pandas_type(item.type, True)),
+        )
+    return arrow_type
 
 
 def scan_count(scan: DataScan) -> int:

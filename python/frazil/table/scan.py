@@ -445,11 +445,14 @@ class DataScan:
 
     def to_pandas(self, **kwargs: Any) -> Any:
         """The rows as a pandas DataFrame (``kwargs`` go to ``pyarrow.Table.to_pandas``;
-        pandas is optional: install it to use this)."""
+        pandas is optional: install it to use this). uuid columns hold ``uuid.UUID``, uuids
+        inside structs, lists and maps their 16 bytes (pyarrow converts no other way)."""
         # pyarrow imports pandas itself: without it, say how to get it rather than let its
         # ModuleNotFoundError through.
         _optional_module("pandas", "to_pandas")
-        return self.to_arrow().to_pandas(**kwargs)
+        from frazil.table import read
+
+        return read.pandas_ready(self.to_arrow()).to_pandas(**kwargs)
 
     def to_polars(self) -> Any:
         """The rows as a polars DataFrame (polars is optional: install it to use this)."""

@@ -461,3 +461,19 @@ def test_scan_methods_take_pyicebergs_parameter_names() -> None:
         ours = list(inspect.signature(getattr(DataScan, name)).parameters)
         theirs = list(inspect.signature(getattr(PyicebergScan, name)).parameters)
         assert ours == theirs, name
+
+
+def test_nested_uuids_reach_pandas_and_empty_results_combine(nested: Any) -> None:
+    # pyarrow's pandas conversion fails on a list of pa.uuid() (and of fixed_size_binary,
+    # which failed before issue 22 too): nested uuids go as bytes.
+    frame = nested.scan().to_pandas().sort_values("id")
+    first = frame.iloc[0]
+    assert first["u"] == U1
+    assert first["s"]["a"] == U1.bytes
+    assert list(first["l"]) == [U1.bytes]
+    assert list(first["m"]) == [("k", U2.bytes)]
+    # No rows: every column still has a chunk, which combines and converts.
+    empty = nested.scan(row_filter="id > 100").to_arrow()
+    assert [c.combine_chunks().type for c in empty.columns] == [f.type for f in empty.schema]
+    assert nested.scan(row_filter="id > 100").to_pandas().shape == (0, len(NESTED.fields))
+    assert nested.scan(row_filter="id > 100").to_polars().height == 0

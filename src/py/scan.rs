@@ -46,8 +46,12 @@ pub struct RawScan {
 #[pymethods]
 impl RawScan {
     /// `table`: the table's schema, specs and manifest lists;
-    /// `scan_schema_json`: the schema of the scan's snapshot; `filter_json`:
-    /// the filter in expression JSON (tagged values allowed); `io`: the
+    /// `scan_schema_json`: the scan's schema, which binds the filter (the
+    /// snapshot's for time travel by id, time or tag, else the table's:
+    /// Java's `SnapshotUtil.schemaFor`) and is the Appendix C `schema` of
+    /// its tasks; `py_schema`: the same as a frazil.Schema, which types the
+    /// residuals; `filter_json`: the filter in expression JSON (tagged values
+    /// allowed); `io`: the
     /// FileIO the manifest list and manifests are read through (default:
     /// none configured, local files and the environment's object-store
     /// settings).
@@ -66,9 +70,9 @@ impl RawScan {
         io: Option<&RawFileIO>,
     ) -> PyResult<Self> {
         let read = io_or_default(io).read_fn();
-        let view = table.view();
         let context = py.detach(|| {
             run(|| {
+                let view = table.view(&scan_schema_json)?;
                 let filter = expr_json::parse(filter_json)?;
                 let options = ScanOptions {
                     case_sensitive,

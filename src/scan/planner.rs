@@ -54,11 +54,16 @@ impl Default for ScanOptions {
     }
 }
 
-/// The table as planning sees it: the current schema (which binds the
-/// filter and types every spec's partition tuple, as Java's scans do),
-/// every partition spec by id, and the manifest lists its scans decoded.
+/// The table as a scan sees it: the scan's schema, which binds the filter
+/// and types every spec's partition tuple (the snapshot's schema for a
+/// time-travel read by id, time or tag, else the current one: Java's
+/// `SnapshotUtil.schemaFor`, and its scans since apache/iceberg#13301); the
+/// table's current schema, which types the partition fields whose source
+/// the scan's schema lacks; every partition spec by id; and the manifest
+/// lists its scans decoded.
 pub struct TableView {
     pub schema: Arc<Schema>,
+    pub table_schema: Arc<Schema>,
     pub specs: HashMap<i32, Arc<PartitionSpec>>,
     pub lists: Arc<ManifestLists>,
 }
@@ -313,7 +318,11 @@ impl ScanContext {
         let bound = bind(filter, &table.schema, options.case_sensitive)?;
         let mut specs = HashMap::with_capacity(table.specs.len());
         for (id, spec) in &table.specs {
-            let partition_type = spec.partition_type(&table.schema).map_err(|e| {
+            // A field whose source the scan's schema lacks (a spec made for a later
+            // schema: no manifest of the snapshot uses it, unless a writer recorded a
+            // stale schema id) is typed by the current schema, so its values decode.
+            let schemas = [table.schema.as_ref(), table.table_schema.as_ref()];
+            let partition_type = spec.partition_type_in(&schemas).map_err(|e| {
                 Error::Validation(format!("partition spec {id} cannot be planned: {e}"))
             })?;
             let evaluators = SpecEvaluators::new(&bound, spec, &table.schema, &partition_type)?;

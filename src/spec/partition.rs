@@ -201,9 +201,15 @@ impl PartitionSpec {
     /// 1.10's `PartitionSpec.partitionType` does; an unknown transform has
     /// no type and is refused.
     pub fn partition_type(&self, schema: &Schema) -> Result<Type> {
+        self.partition_type_in(&[schema])
+    }
+
+    /// The partition type with each field's source taken from the first of
+    /// `schemas` that has it (`unknown` when none has).
+    pub fn partition_type_in(&self, schemas: &[&Schema]) -> Result<Type> {
         let mut fields = Vec::with_capacity(self.fields.len());
         for pf in &self.fields {
-            let result = match schema.field(pf.source_id) {
+            let result = match schemas.iter().find_map(|s| s.field(pf.source_id)) {
                 None => PrimitiveType::Unknown,
                 Some(source) => field_result_type(pf, &source.field_type)?,
             };
@@ -335,6 +341,33 @@ mod tests {
             0
         )
         .is_err());
+    }
+
+    #[test]
+    fn a_source_is_typed_by_the_first_schema_that_has_it() {
+        let spec = PartitionSpec::parse(
+            r#"[{"name":"id_b","transform":"bucket[4]","source-id":1,"field-id":1000},
+                {"name":"late","transform":"identity","source-id":7,"field-id":1001},
+                {"name":"gone","transform":"identity","source-id":99,"field-id":1002}]"#,
+            0,
+        )
+        .unwrap();
+        let old = Schema::parse(SCHEMA).unwrap();
+        let current = Schema::parse(
+            r#"{"type":"struct","schema-id":1,"fields":[
+                {"id":1,"name":"id","required":true,"type":"long"},
+                {"id":7,"name":"late","required":false,"type":"date"}]}"#,
+        )
+        .unwrap();
+        let Type::Struct(fields) = spec.partition_type_in(&[&old, &current]).unwrap() else {
+            panic!()
+        };
+        let types: Vec<String> = fields.iter().map(|f| f.field_type.to_string()).collect();
+        assert_eq!(types, ["int", "date", "unknown"]);
+        assert_eq!(
+            spec.partition_type(&old).unwrap().to_string(),
+            spec.partition_type_in(&[&old]).unwrap().to_string()
+        );
     }
 
     #[test]

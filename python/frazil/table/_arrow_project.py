@@ -213,6 +213,11 @@ def _primitive(
     if source.arrow_type == arrow_type:
         return lambda values: values
 
+    if isinstance(arrow_type, pa.BaseExtensionType):
+        # pa.uuid(): the values cast to its storage, then wrapped (no copy).
+        storage = _primitive(source, target, arrow_type.storage_type, where)
+        return lambda values: pa.ExtensionArray.from_storage(arrow_type, storage(values))
+
     def cast(values: pa.Array) -> pa.Array:
         values = _plain(values)
         if values.type == arrow_type:
@@ -406,3 +411,60 @@ def plan_projection(
             columns.append(source.name)
         parts.append((columns.index(source.name), _field(source, target, field.type, ctx)))
     return Projection(tuple(columns), tuple(parts), arrow_schema)
+
+
+# --- required values ---------------------------------------------------------------------------
+
+Check = Callable[[pa.Array, str], None]
+
+
+def _required_below(arrow_type: pa.DataType) -> list[tuple[int, pa.Field]]:
+    """The children of a nested type that are non-nullable or hold such a field (a map's key,
+    never null in Arrow, is not looked at)."""
+    if pa.types.is_map(arrow_type):
+        children = [(1, arrow_type.item_field)]
+    else:
+        children = list(enumerate(_children_types(arrow_type)))
+    return [(i, c) for i, c in children if not c.nullable or _required_below(c.type)]
+
+
+def required_checks(schema: pa.Schema) -> list[tuple[int, Check]]:
+    """For each field of ``schema`` that is non-nullable or holds a non-nullable field (a
+    required struct field, list element or map value): a check that a column of it has no
+    null where the schema says there is none (nulls under a null parent are allowed), which
+    raises :class:`InvalidDataError` naming the data file and the field."""
+    checks: list[tuple[int, Check]] = []
+    for index, field in enumerate(schema):
+        if not field.nullable or _required_below(field.type):
+            checks.append((index, _checker(field)))
+    return checks
+
+
+def _checker(field: pa.Field) -> Check:
+    return lambda values, location: _check_required(values, field, field.name, location)
+
+
+def _check_required(values: pa.Array, field: pa.Field, path: str, location: str) -> None:
+    if not field.nullable and values.null_count:
+        raise InvalidDataError(
+            f"{location}: required field {path} has {values.null_count} null value(s) in the "
+            "data file"
+        )
+    below = _required_below(field.type)
+    if not below:
+        return
+    values = _plain(values)
+    if values.null_count:
+        values = values.filter(values.is_valid())  # what is under a null is not looked at
+    if pa.types.is_struct(values.type):
+        for index, child in below:
+            _check_required(values.field(index), child, f"{path}.{child.name}", location)
+        return
+    offsets = values.offsets
+    first = offsets[0].as_py() if len(offsets) else 0
+    items = values.values.slice(first, (offsets[-1].as_py() if len(offsets) else 0) - first)
+    for index, child in below:
+        if pa.types.is_map(values.type):
+            _check_required(items.field(index), child, f"{path}.value", location)
+        else:
+            _check_required(items, child, f"{path}.element", location)

@@ -81,6 +81,9 @@ def literal_array(value: Any, arrow_type: pa.DataType) -> pa.Array:
     """A one-element array holding ``value`` (a Python value of frazil.values' kinds)."""
     if value is None or pa.types.is_null(arrow_type):
         return pa.nulls(1, arrow_type)
+    if isinstance(arrow_type, pa.BaseExtensionType):  # pa.uuid(): its storage, wrapped
+        storage = literal_array(value, arrow_type.storage_type)
+        return pa.ExtensionArray.from_storage(arrow_type, storage)
     if pa.types.is_boolean(arrow_type):
         return _fixed(arrow_type, bytes([1 if value else 0]))
     if pa.types.is_integer(arrow_type):
@@ -111,8 +114,65 @@ def literal_array(value: Any, arrow_type: pa.DataType) -> pa.Array:
     if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
         data = value.bytes if isinstance(value, uuid.UUID) else bytes(value)
         return _variable(arrow_type, data, pa.types.is_large_binary(arrow_type))
-    # Nested values (struct, list and map defaults) are rare: pyarrow converts them.
-    return pa.array([_nested(value)], type=arrow_type)
+    # Nested values (struct, list and map defaults) are rare: pyarrow converts them (to the
+    # storage types: pyarrow cannot convert Python values to a nested extension type).
+    plain = pa.array([_nested(value)], type=storage_type(arrow_type))
+    return with_type(plain, arrow_type)
+
+
+def storage_type(arrow_type: pa.DataType) -> pa.DataType:
+    """``arrow_type`` with every extension type (``pa.uuid()``) replaced by its storage type,
+    at any depth."""
+    if isinstance(arrow_type, pa.BaseExtensionType):
+        return storage_type(arrow_type.storage_type)
+    if pa.types.is_struct(arrow_type):
+        return pa.struct([f.with_type(storage_type(f.type)) for f in arrow_type])
+    if pa.types.is_list(arrow_type):
+        return pa.list_(arrow_type.value_field.with_type(storage_type(arrow_type.value_type)))
+    if pa.types.is_map(arrow_type):
+        key, item = arrow_type.key_field, arrow_type.item_field
+        return pa.map_(
+            key.with_type(storage_type(key.type)), item.with_type(storage_type(item.type))
+        )
+    return arrow_type
+
+
+def with_type(values: pa.Array, arrow_type: pa.DataType) -> pa.Array:
+    """``values`` as ``arrow_type``, which differs at most in extension types (and field
+    nullability): extension arrays are made from their storage without a copy, at any depth
+    (``cast`` to a nested extension type is not supported by every pyarrow)."""
+    if values.type == arrow_type:
+        return values
+    if isinstance(values.type, pa.BaseExtensionType):
+        values = values.storage
+    if isinstance(arrow_type, pa.BaseExtensionType):
+        return pa.ExtensionArray.from_storage(
+            arrow_type, with_type(values, arrow_type.storage_type)
+        )
+    mask = values.is_null() if values.null_count else None
+    if pa.types.is_struct(arrow_type):
+        children = [with_type(values.field(i), f.type) for i, f in enumerate(arrow_type)]
+        return pa.StructArray.from_arrays(children, fields=list(arrow_type), mask=mask)
+    if pa.types.is_list(arrow_type):
+        offsets, child = _span(values)
+        element = with_type(child, arrow_type.value_type)
+        return pa.ListArray.from_arrays(offsets, element, type=arrow_type, mask=mask)
+    if pa.types.is_map(arrow_type):
+        offsets, child = _span(values)
+        keys = with_type(child.field(0), arrow_type.key_type)
+        items = with_type(child.field(1), arrow_type.item_type)
+        return pa.MapArray.from_arrays(offsets, keys, items, type=arrow_type, mask=mask)
+    return values.cast(arrow_type)
+
+
+def _span(values: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """A list or map array's offsets from 0 and the child values they span."""
+    offsets = values.offsets
+    first = offsets[0].as_py()
+    child = values.values.slice(first, offsets[-1].as_py() - first)
+    if first:
+        offsets = pa.array([o - first for o in offsets.to_pylist()], offsets.type)
+    return offsets, child
 
 
 def _nested(value: Any) -> Any:

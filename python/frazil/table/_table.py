@@ -357,21 +357,32 @@ class Table:
     def name_mapping(self) -> Any:
         return self._metadata.name_mapping()
 
+    def name(self) -> tuple[str, ...]:
+        """The table's identifier in its catalog (pyiceberg's ``Table.name()``); empty for a
+        table opened from a metadata file."""
+        return self._identifier
+
     def scan(
         self,
         row_filter: Expression | str | None = None,
         selected_fields: tuple[str, ...] = ("*",),
         case_sensitive: bool = True,
         snapshot_id: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        limit: int | None = None,
+        *,
         ref: str | None = None,
         as_of: int | dt.datetime | None = None,
-        limit: int | None = None,
-        options: Mapping[str, Any] | None = None,
     ) -> DataScan:
-        """A scan of this table (see :class:`frazil.table.scan.DataScan`). ``row_filter`` is an
-        expression or its text form (``"id < 5 AND name LIKE 'a%'"``); at most one of
-        ``snapshot_id``, ``ref`` (branch or tag) and ``as_of`` (ms or datetime) picks the
-        snapshot, else the current one."""
+        """A scan of this table (see :class:`frazil.table.scan.DataScan`), with pyiceberg's
+        parameters in pyiceberg's order. ``row_filter`` is an expression or its text form
+        (``"id < 5 AND name LIKE 'a%'"``); at most one of ``snapshot_id``, ``ref`` (branch or
+        tag) and ``as_of`` (ms or datetime) picks the snapshot, else the current one.
+
+        A snapshot chosen by id, by time or by tag is read with that snapshot's schema: the
+        filter and ``selected_fields`` use its column names, and the rows come back with its
+        columns. The current state and a branch are read with the table's current schema
+        (Java's rule: a branch's next commit is written with the current schema)."""
         from frazil.table.scan import DataScan
 
         return DataScan(
@@ -380,10 +391,10 @@ class Table:
             selected_fields=selected_fields,
             case_sensitive=case_sensitive,
             snapshot_id=snapshot_id,
+            options=options,
+            limit=limit,
             ref=ref,
             as_of=as_of,
-            limit=limit,
-            options=options,
         )
 
 

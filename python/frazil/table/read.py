@@ -11,6 +11,10 @@ position; the schema evolved to the projected schema; the residual filter applie
 :class:`~frazil.table.scan.DataScan`'s ``to_batches``, ``to_arrow`` and ``count``: a bounded
 number of files is read at once (scan option ``read.files-in-flight``, default the core count),
 in the order the planner gives them.
+
+The rows' Arrow schema (:func:`scan_arrow_schema`) states the Iceberg nullability and gives
+uuid columns pyarrow's ``pa.uuid()``, as pyiceberg does; scan option or table property
+``read.arrow.uuid-type = fixed_size_binary`` keeps their storage type instead.
 """
 
 from __future__ import annotations
@@ -33,10 +37,16 @@ from frazil.name_mapping import NameMapping
 from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
 from frazil.table import _metadata_columns as meta
-from frazil.table._arrow_project import FileField, file_fields, plan_projection
+from frazil.table._arrow_project import (
+    FileField,
+    file_fields,
+    plan_projection,
+    required_checks,
+)
 from frazil.table._deletes import position_deletes
 from frazil.table._equality import deleted_mask, equality_deletes
 from frazil.table._formats import DATA_FILE, decoding, open_data_file
+from frazil.table._literals import with_type
 from frazil.table._properties import bool_property
 from frazil.table._row_filter import compile_filter, filter_columns
 from frazil.table._stream import ordered_parallel
@@ -45,9 +55,12 @@ if TYPE_CHECKING:
     from frazil.table.scan import DataScan
 
 __all__ = [
+    "UUID_TYPES",
+    "UUID_TYPE_OPTION",
     "arrow_schema",
     "read_task",
     "read_task_schema",
+    "scan_arrow_schema",
     "schema_from_arrow",
     "select_schema",
 ]
@@ -69,15 +82,44 @@ PAGE_CHECKSUM_VERIFICATION = "read.parquet.page-checksum-verification.enabled"
 VERIFY_CHECKSUMS_DEFAULT = True
 
 
+# The scan option (and table property) choosing the Arrow type of uuid columns, and its values:
+# pyarrow's canonical UUID extension type (pyiceberg 0.12 reads uuid so), or its storage type.
+UUID_TYPE_OPTION = "read.arrow.uuid-type"
+UUID_TYPES = ("uuid", "fixed_size_binary")
+
+
 def arrow_schema(schema: Schema) -> pa.Schema:
-    """The Arrow schema rows of ``schema`` are read into (the Rust core's Iceberg -> Arrow
-    mapping, shared with the manifest decoder)."""
-    return _arrow_schema(json.dumps(schema.to_json()))
+    """The Arrow types the reader decodes ``schema``'s columns into, every field nullable and
+    uuid as ``fixed_size_binary(16)`` (the Rust core's Iceberg -> Arrow mapping, shared with
+    the manifest decoder and the writer); :func:`scan_arrow_schema` is what a scan hands out."""
+    return _arrow_schema(json.dumps(schema.to_json()), False, False)
+
+
+def scan_arrow_schema(
+    schema: Schema, uuid_type: str = "uuid", nullability: bool = True
+) -> pa.Schema:
+    """The Arrow schema a scan hands out ``schema``'s rows with: :func:`arrow_schema`'s types
+    with the Iceberg nullability stated (a field, list element or map value is nullable
+    exactly when it is optional, as pyiceberg's; every one with ``nullability=False``), and
+    uuid columns as ``uuid_type`` (:data:`UUID_TYPES`: ``"uuid"``, pyarrow's ``pa.uuid()``,
+    or ``"fixed_size_binary"``)."""
+    uuid_type = check_uuid_type(uuid_type, "uuid_type")
+    return _arrow_schema(json.dumps(schema.to_json()), nullability, uuid_type == "uuid")
+
+
+def check_uuid_type(value: Any, where: str) -> str:
+    """``value`` if it names a uuid Arrow type (:data:`UUID_TYPES`), else a ValidationError
+    naming ``where`` (the option, property or argument it came from)."""
+    if value not in UUID_TYPES:
+        raise ValidationError(
+            f"{where} must be one of {', '.join(map(repr, UUID_TYPES))}, got {value!r}"
+        )
+    return str(value)
 
 
 @functools.lru_cache(maxsize=64)
-def _arrow_schema(schema_json: str) -> pa.Schema:
-    result: pa.Schema = _native.iceberg_arrow_schema(schema_json)
+def _arrow_schema(schema_json: str, nullability: bool, uuid_extension: bool) -> pa.Schema:
+    result: pa.Schema = _native.iceberg_arrow_schema(schema_json, nullability, uuid_extension)
     return result
 
 
@@ -367,9 +409,14 @@ def _renamed(f: t.NestedField, name: str) -> t.NestedField:
 
 
 def _at(arrays: list[pa.Array], path: list[int]) -> pa.Array:
+    """A field's values for the filter and equality deletes: null where a parent struct is,
+    uuid as its storage (fixed_size_binary(16), which compute functions and the key sets
+    take)."""
     values = arrays[path[0]]
     for index in path[1:]:
         values = values.flatten()[index]  # flatten: a null struct makes its fields null
+    if isinstance(values.type, pa.BaseExtensionType):
+        values = values.storage
     return values
 
 
@@ -386,11 +433,11 @@ def _residual(task: Any, filter_schema: Schema) -> ex.Expression:
 
 
 def _partition_types(
-    table_schema: Schema, specs: Mapping[int, PartitionSpec] | None
+    table_schema: Schema, specs: Mapping[int, PartitionSpec] | None, uuid_type: str
 ) -> tuple[t.StructType, pa.StructType]:
     """The table's unified partition type (``_partition``) and its Arrow type."""
     unified = meta.unified_partition_type(table_schema, () if specs is None else specs.values())
-    return unified, pa.struct(list(arrow_schema(Schema(*unified.fields))))
+    return unified, pa.struct(list(scan_arrow_schema(Schema(*unified.fields), uuid_type)))
 
 
 def read_task_schema(
@@ -398,16 +445,21 @@ def read_task_schema(
     projected_schema: Schema | None = None,
     metadata_columns: Sequence[str] = (),
     specs: Mapping[int, PartitionSpec] | None = None,
+    *,
+    uuid_type: str = "uuid",
 ) -> pa.Schema:
-    """The Arrow schema of :func:`read_task`'s batches: the projected columns, then the
+    """The Arrow schema of :func:`read_task`'s batches: the projected columns
+    (:func:`scan_arrow_schema`: required ones not nullable, uuid as ``uuid_type``), then the
     metadata columns in the order asked."""
     projected = table_schema if projected_schema is None else projected_schema
     meta.check_names(metadata_columns)
     partition_type = (
-        _partition_types(table_schema, specs)[1] if meta.PARTITION in metadata_columns else None
+        _partition_types(table_schema, specs, uuid_type)[1]
+        if meta.PARTITION in metadata_columns
+        else None
     )
     return pa.schema(
-        list(arrow_schema(projected))
+        list(scan_arrow_schema(projected, uuid_type))
         + [meta.arrow_field(name, partition_type) for name in metadata_columns]
     )
 
@@ -429,6 +481,7 @@ def read_task(
     filter_schema: Schema | None = None,
     whole_row_groups: bool = False,
     verify_checksums: bool = VERIFY_CHECKSUMS_DEFAULT,
+    uuid_type: str = "uuid",
 ) -> Iterator[pa.RecordBatch]:
     """The rows of one :class:`~frazil.table.scan.FileScanTask` as record batches of
     ``projected_schema`` (default ``table_schema``, the schema the scan was planned with),
@@ -442,9 +495,8 @@ def read_task(
     without them; ``io`` is the table's FileIO (or its properties). ``limit`` stops after that
     many rows. ``schemas`` (the table's other schemas) type equality delete fields dropped from
     ``table_schema``. ``filter_schema`` (default ``table_schema``) is the schema the scan's
-    filter was bound to, whose names the task's residual uses: the table's current schema,
-    also when reading an older snapshot (Java binds scan filters to the current schema), so a
-    column renamed or added since is matched by field id in the older rows.
+    filter was bound to, whose names the task's residual uses: the scan's schema
+    (:meth:`~frazil.table.scan.DataScan.schema`: a time-travel scan's snapshot schema).
 
     ``whole_row_groups``: decode each run of Parquet row groups (at most
     ``MAX_BYTES_PER_READ`` compressed) in one call, for callers that keep every batch anyway
@@ -454,12 +506,19 @@ def read_task(
     stored them (table property or scan option ``read.parquet.page-checksum-verification.enabled``);
     delete files are always checked. A file that cannot be decoded, or whose rows disagree with
     its footer or its manifest entry's ``record_count``, is an :class:`InvalidDataError` naming
-    it."""
+    it.
+
+    ``uuid_type``: the Arrow type of uuid columns, ``"uuid"`` (pyarrow's ``pa.uuid()``, as
+    pyiceberg reads them) or ``"fixed_size_binary"`` (its storage, ``fixed_size_binary(16)``).
+    Required columns are not nullable in the batches' schema; a data file holding a null
+    where the schema requires a value is refused (:class:`InvalidDataError`)."""
     projected = table_schema if projected_schema is None else projected_schema
     filter_schema = table_schema if filter_schema is None else filter_schema
     metadata_columns = tuple(metadata_columns)
     location = task.file.file_path
-    full_schema = read_task_schema(table_schema, projected, metadata_columns, specs)
+    full_schema = read_task_schema(
+        table_schema, projected, metadata_columns, specs, uuid_type=uuid_type
+    )
     residual = _residual(task, filter_schema) if apply_residual else ex.AlwaysTrue()
     compiled = compile_filter(residual, filter_schema)
     if compiled.always is False or limit == 0:
@@ -468,7 +527,8 @@ def read_task(
     equality = equality_deletes(task, raw(io), [table_schema, *schemas])
     needed = [c.field_id for c in compiled.columns] + [i for g in equality for i in g.field_ids]
     extras, paths = _extra_targets(needed, projected, table_schema, schemas, location)
-    out_schema = arrow_schema(projected)
+    out_schema = scan_arrow_schema(projected, uuid_type)
+    required = required_checks(out_schema)
     extra_schema = arrow_schema(Schema(fields=extras)) if extras else pa.schema([])
     # Row lineage columns a file may store (spec: Row Lineage) are read after the extras.
     lineage = tuple(meta.lineage_field(n) for n in metadata_columns if n in meta.ROW_LINEAGE)
@@ -479,7 +539,7 @@ def read_task(
     if metadata_columns:
         partition = None
         if meta.PARTITION in metadata_columns:
-            unified, arrow_type = _partition_types(table_schema, specs)
+            unified, arrow_type = _partition_types(table_schema, specs, uuid_type)
             partition = meta.partition_row(task, meta.spec_for(task, specs), unified, arrow_type)
         constants = meta.FileConstants(
             location,
@@ -573,6 +633,9 @@ def read_task(
                     if mask is not None:
                         columns_out = [a.filter(mask) for a in columns_out]
                         num_rows = mask.true_count
+                    for index, check in required:
+                        # The schema says no value is null: a file that has one is invalid.
+                        check(columns_out[index], location)
                     out = _batch(columns_out, full_schema, num_rows)
                     if out.num_rows == 0:
                         continue
@@ -584,6 +647,23 @@ def read_task(
 
 
 # --- scans -------------------------------------------------------------------------------------
+
+
+def uuid_type(scan: DataScan) -> str:
+    """The scan's Arrow type for uuid columns: its option ``read.arrow.uuid-type``, else the
+    table property of that name, else ``"uuid"`` (pyarrow's ``pa.uuid()``)."""
+    if UUID_TYPE_OPTION in scan.options:
+        return check_uuid_type(scan.options[UUID_TYPE_OPTION], f"option {UUID_TYPE_OPTION!r}")
+    return table_uuid_type(scan.table.properties)
+
+
+def table_uuid_type(properties: Mapping[str, str]) -> str:
+    """The Arrow type for uuid columns a table's properties choose (``read.arrow.uuid-type``,
+    default ``"uuid"``): for scans without the option and the metadata tables."""
+    value = properties.get(UUID_TYPE_OPTION)
+    if value is None:
+        return "uuid"
+    return check_uuid_type(value, f"table property {UUID_TYPE_OPTION!r}")
 
 
 def _files_in_flight(scan: DataScan) -> int:
@@ -629,10 +709,14 @@ def projected_schema(scan: DataScan) -> Schema:
     """The schema of the data columns a scan returns: its selected fields of the scan's
     schema (metadata columns, which no schema holds, are in :func:`metadata_columns`)."""
     schema = scan.schema()
-    names, _ = meta.split_names(scan.selected_fields, schema, scan.case_sensitive)
-    if not names and scan.selected_fields:
-        return Schema(fields=(), schema_id=schema.schema_id)
-    return select_schema(schema, names, scan.case_sensitive)
+    try:
+        names, _ = meta.split_names(scan.selected_fields, schema, scan.case_sensitive)
+        if not names and scan.selected_fields:
+            return Schema(fields=(), schema_id=schema.schema_id)
+        return select_schema(schema, names, scan.case_sensitive)
+    except UnknownFieldError as error:
+        # A time-travel scan selects from its snapshot's schema: say so.
+        raise UnknownFieldError(scan._unknown_column_message(str(error))) from None
 
 
 def metadata_columns(scan: DataScan) -> tuple[str, ...]:
@@ -644,7 +728,11 @@ def metadata_columns(scan: DataScan) -> tuple[str, ...]:
 def scan_schema(scan: DataScan) -> pa.Schema:
     """The Arrow schema of a scan's rows: data columns, then metadata columns."""
     return read_task_schema(
-        scan.schema(), projected_schema(scan), metadata_columns(scan), scan.table.specs()
+        scan.schema(),
+        projected_schema(scan),
+        metadata_columns(scan),
+        scan.table.specs(),
+        uuid_type=uuid_type(scan),
     )
 
 
@@ -662,10 +750,11 @@ def _reader(
         "limit": scan.limit,
         "schemas": sorted(table.schemas().values(), key=lambda s: -s.schema_id),
         "metadata_columns": metadata,
-        # The schema RawScan bound the filter to (DataScan._build_raw).
-        "filter_schema": table.schema(),
+        # The scan's schema binds its filter too (DataScan._build_raw), so residuals name
+        # its columns: read_task's default filter_schema.
         "whole_row_groups": whole_row_groups,
         "verify_checksums": verify_checksums(table.properties, scan.options),
+        "uuid_type": uuid_type(scan),
     }
     return lambda task: read_task(task, schema, projected, **options)
 
@@ -705,6 +794,9 @@ def _batches(
 def scan_batches(scan: DataScan) -> pa.RecordBatchReader:
     """A stream of the scan's rows, read while consumed, with bounded read-ahead."""
     projected = projected_schema(scan)
+    # The filter is bound now: a column the scan's schema lacks is refused by to_batches(),
+    # not at the first batch read.
+    scan._raw()
     batches = _batches(scan, projected, metadata=metadata_columns(scan), budget=READ_AHEAD_BYTES)
     return pa.RecordBatchReader.from_batches(scan_schema(scan), batches)
 
@@ -712,8 +804,46 @@ def scan_batches(scan: DataScan) -> pa.RecordBatchReader:
 def scan_to_arrow(scan: DataScan) -> pa.Table:
     """The scan's rows as one table (with the projected schema, also when empty)."""
     projected = projected_schema(scan)
-    batches = _batches(scan, projected, metadata=metadata_columns(scan))
-    return pa.Table.from_batches(list(batches), schema=scan_schema(scan))
+    batches = list(_batches(scan, projected, metadata=metadata_columns(scan)))
+    schema = scan_schema(scan)
+    if not batches:
+        # One empty chunk per column, not none: pyarrow cannot make an empty array of a
+        # nested extension type (struct<u: uuid>) when asked to combine zero chunks.
+        batches = [pa.RecordBatch.from_arrays([pa.nulls(0, f.type) for f in schema], schema=schema)]
+    return pa.Table.from_batches(batches, schema=schema)
+
+
+def pandas_ready(table: pa.Table) -> pa.Table:
+    """``table`` as pyarrow's pandas conversion takes it: a uuid column (``pa.uuid()``) becomes
+    ``uuid.UUID`` values, but pyarrow converts no list of uuids nor of fixed_size_binary, so
+    uuid and fixed values inside structs, lists and maps are handed over as bytes."""
+    columns = []
+    for field, column in zip(table.schema, table.columns, strict=True):
+        target = _pandas_type(field.type, nested=False)
+        if target == field.type:
+            columns.append(column)
+        else:
+            chunks = [with_type(chunk, target) for chunk in column.chunks]
+            columns.append(pa.chunked_array(chunks, type=target))
+    fields = [f.with_type(c.type) for f, c in zip(table.schema, columns, strict=True)]
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields, metadata=table.schema.metadata))
+
+
+def _pandas_type(arrow_type: pa.DataType, nested: bool) -> pa.DataType:
+    if isinstance(arrow_type, pa.BaseExtensionType) or pa.types.is_fixed_size_binary(arrow_type):
+        return pa.binary() if nested else arrow_type
+    if pa.types.is_struct(arrow_type):
+        return pa.struct([f.with_type(_pandas_type(f.type, True)) for f in arrow_type])
+    if pa.types.is_list(arrow_type):
+        element = arrow_type.value_field
+        return pa.list_(element.with_type(_pandas_type(element.type, True)))
+    if pa.types.is_map(arrow_type):
+        key, item = arrow_type.key_field, arrow_type.item_field
+        return pa.map_(
+            key.with_type(_pandas_type(key.type, True)),
+            item.with_type(_pandas_type(item.type, True)),
+        )
+    return arrow_type
 
 
 def scan_count(scan: DataScan) -> int:

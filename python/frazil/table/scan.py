@@ -12,6 +12,11 @@ object, so nothing goes stale)::
     for task in scan.plan_files():
         task.file.file_path, [d.file_path for d in task.delete_files], task.residual
 
+A snapshot chosen by id, by time or by tag is read with that snapshot's schema: the filter,
+the selected columns and the rows use its column names (Java's ``SnapshotUtil.schemaFor``;
+Java binds the filter so since apache/iceberg#13301); the current state and a branch use the
+table's current schema (:meth:`DataScan.schema`).
+
 Options (``scan(options={...})`` or table properties of the same name):
 
 - ``threads``: manifest decoding threads (default: one per core; 1 decodes on the planner
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,7 +39,13 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from frazil import _native
-from frazil.errors import FrazilError, FrazilTypeError, NotFoundError, ValidationError
+from frazil.errors import (
+    FrazilError,
+    FrazilTypeError,
+    NotFoundError,
+    UnknownFieldError,
+    ValidationError,
+)
 from frazil.io import raw
 from frazil.schema import Schema
 from frazil.snapshots import MAIN_BRANCH, Snapshot
@@ -50,6 +62,9 @@ DataFile = _native.DataFile
 __all__ = ["CombinedScanTask", "DataFile", "DataScan", "FileScanTask", "file_scan_task_from_json"]
 
 _TRUE_WORDS = ("true", "1", "yes")
+# The column a binding or selection error names (frazil.expressions' binder in Rust, and
+# frazil.table.read.select_schema).
+_UNKNOWN_NAME = re.compile(r"""(?:cannot find column|cannot select) ["']([^"']+)["']""")
 
 
 def _as_bool(value: Any, name: str) -> bool:
@@ -104,6 +119,19 @@ def _optional_module(name: str, method: str) -> Any:
         ) from None
 
 
+# What a scan is made of (DataScan's arguments after the table), as update() takes them.
+_SCAN_ARGUMENTS = (
+    "row_filter",
+    "selected_fields",
+    "case_sensitive",
+    "snapshot_id",
+    "options",
+    "limit",
+    "ref",
+    "as_of",
+)
+
+
 @dataclass(frozen=True)
 class CombinedScanTask:
     """File scan tasks read together (Java's ``CombinedScanTask``): pieces of large files split
@@ -127,10 +155,12 @@ class DataScan:
         selected_fields: tuple[str, ...] = ("*",),
         case_sensitive: bool = True,
         snapshot_id: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        limit: int | None = None,
+        *,
         ref: str | None = None,
         as_of: int | dt.datetime | None = None,
-        limit: int | None = None,
-        options: Mapping[str, Any] | None = None,
+        _table_schema: bool = False,
     ) -> None:
         chosen = [
             name
@@ -157,6 +187,9 @@ class DataScan:
         self.as_of = as_of
         self.limit = limit
         self.options: dict[str, Any] = dict(options or {})
+        # Writers plan a branch head with the table's current schema, as Java's snapshot
+        # producers do (frazil.table.snapshot._rewrite): not a user option.
+        self._table_schema = bool(_table_schema)
         self._snapshot = self._resolve_snapshot()
 
     def _copy(self, **changes: Any) -> DataScan:
@@ -171,19 +204,31 @@ class DataScan:
             "options": self.options,
         }
         arguments.update(changes)
-        return DataScan(self.table, **arguments)
+        return DataScan(self.table, **arguments, _table_schema=self._table_schema)
 
-    def filter(self, expression: Expression | str) -> DataScan:
-        """This scan with ``expression`` ANDed to its filter."""
+    def filter(self, expr: Expression | str) -> DataScan:
+        """This scan with ``expr`` ANDed to its filter (pyiceberg's parameter name)."""
         from frazil.expressions import And
 
-        return self._copy(row_filter=And(self.row_filter, _expression(expression)))
+        return self._copy(row_filter=And(self.row_filter, _expression(expr)))
 
     def select(self, *field_names: str) -> DataScan:
         return self._copy(selected_fields=tuple(field_names))
 
+    def update(self, **overrides: Any) -> DataScan:
+        """This scan with the given constructor arguments replaced (pyiceberg's
+        ``update``): ``scan.update(limit=10)``."""
+        unknown = sorted(set(overrides) - set(_SCAN_ARGUMENTS))
+        if unknown:
+            raise FrazilTypeError(
+                f"DataScan.update() got unknown argument(s) {unknown} "
+                f"(known: {', '.join(_SCAN_ARGUMENTS)})"
+            )
+        return self._copy(**overrides)
+
     def use_ref(self, name: str) -> DataScan:
-        """This scan at the head of a branch or at a tag."""
+        """This scan at the head of a branch or at a tag (replacing a snapshot id or time
+        this scan chose)."""
         return self._copy(ref=name, snapshot_id=None, as_of=None)
 
     def with_case_sensitive(self, case_sensitive: bool = True) -> DataScan:
@@ -231,16 +276,26 @@ class DataScan:
         """The snapshot this scan reads (None for a table without one)."""
         return self._snapshot
 
+    def _time_travel(self) -> bool:
+        """Whether this scan reads with its snapshot's schema: a snapshot chosen by id, by
+        time or by tag; the current state and a branch read with the table's current schema
+        (Java's ``SnapshotUtil.schemaFor``: a branch's next commit uses the table's schema)."""
+        if self._table_schema or self._snapshot is None or self._snapshot.schema_id is None:
+            return False
+        if self.ref is not None:
+            ref = self.table.metadata.ref(self.ref)
+            return ref is not None and not ref.is_branch
+        return self.snapshot_id is not None or self.as_of is not None
+
     def schema(self) -> Schema:
-        """The schema of the scanned snapshot: time travel by id, timestamp or tag uses the
-        snapshot's schema; the current state and branches the table's (as Java)."""
+        """The schema this scan binds its filter and selects its columns with: the snapshot's
+        schema for time travel by id, timestamp or tag; the table's current schema for the
+        current state and branches (Java's ``SnapshotUtil.schemaFor``; Java binds the filter
+        of such a scan to the snapshot's schema too since apache/iceberg#13301)."""
         metadata = self.table.metadata
         snapshot = self._snapshot
-        uses_snapshot_schema = self.snapshot_id is not None or self.as_of is not None
-        if self.ref is not None:
-            ref = metadata.ref(self.ref)
-            uses_snapshot_schema = ref is not None and not ref.is_branch
-        if uses_snapshot_schema and snapshot is not None and snapshot.schema_id is not None:
+        if self._time_travel():
+            assert snapshot is not None and snapshot.schema_id is not None
             schema = metadata.schema_by_id(snapshot.schema_id)
             if schema is None:
                 raise ValidationError(
@@ -278,18 +333,49 @@ class DataScan:
         filter_json = self._filter_json
         if filter_json is None:
             filter_json = json.dumps(self.row_filter.to_json())
-        return _native.RawScan(
-            shared.native,
-            shared.schema_json(self.schema()),
-            filter_json,
-            metadata.schema(),
-            case_sensitive=self.case_sensitive,
-            threads=0 if threads is None else _as_int(threads, "threads", 0),
-            include_column_stats=False
-            if stats is None
-            else _as_bool(stats, "include-column-stats"),
-            io=raw(self.table.io),
+        schema = self.schema()
+        try:
+            return _native.RawScan(
+                shared.native,
+                shared.schema_json(schema),
+                filter_json,
+                schema,
+                case_sensitive=self.case_sensitive,
+                threads=0 if threads is None else _as_int(threads, "threads", 0),
+                include_column_stats=False
+                if stats is None
+                else _as_bool(stats, "include-column-stats"),
+                io=raw(self.table.io),
+            )
+        except UnknownFieldError as error:
+            raise UnknownFieldError(self._unknown_column_message(str(error))) from None
+
+    def _unknown_column_message(self, message: str) -> str:
+        """``message`` (a column this scan's schema lacks) with the schema the scan binds to,
+        for a time-travel scan: the snapshot's, whose names may differ from today's."""
+        match = _UNKNOWN_NAME.search(message)
+        if match is None or not self._time_travel():
+            return message
+        snapshot = self._snapshot
+        assert snapshot is not None
+        schema = self.schema()
+        columns = ", ".join(f.name for f in schema.fields)
+        text = (
+            f"{message}; this scan reads snapshot {snapshot.snapshot_id} with that snapshot's "
+            f"schema {schema.schema_id} ({columns}): a scan by snapshot id, timestamp or tag "
+            "binds its filter and columns to the snapshot's schema (a branch to the table's "
+            "current schema)"
         )
+        name = match.group(1)
+        found = self.table.schema().find_field(name, self.case_sensitive)
+        if found is not None:
+            old_name = schema.find_column_name(found.field_id)
+            text += f"; the current schema's {name!r} is field {found.field_id}, " + (
+                f"named {old_name!r} in snapshot {snapshot.snapshot_id}"
+                if old_name is not None
+                else f"which snapshot {snapshot.snapshot_id} does not have"
+            )
+        return text
 
     def plan_files(self) -> Iterator[Any]:
         """The data files to read, as :class:`FileScanTask` objects, streamed while manifests
@@ -353,9 +439,20 @@ class DataScan:
 
         return read.scan_to_arrow(self)
 
+    def to_arrow_batch_reader(self) -> pa.RecordBatchReader:
+        """The rows as a stream of record batches (pyiceberg's name for :meth:`to_batches`)."""
+        return self.to_batches()
+
     def to_pandas(self, **kwargs: Any) -> Any:
-        """The rows as a pandas DataFrame (``kwargs`` go to ``pyarrow.Table.to_pandas``)."""
-        return self.to_arrow().to_pandas(**kwargs)
+        """The rows as a pandas DataFrame (``kwargs`` go to ``pyarrow.Table.to_pandas``;
+        pandas is optional: install it to use this). uuid columns hold ``uuid.UUID``, uuids
+        inside structs, lists and maps their 16 bytes (pyarrow converts no other way)."""
+        # pyarrow imports pandas itself: without it, say how to get it rather than let its
+        # ModuleNotFoundError through.
+        _optional_module("pandas", "to_pandas")
+        from frazil.table import read
+
+        return read.pandas_ready(self.to_arrow()).to_pandas(**kwargs)
 
     def to_polars(self) -> Any:
         """The rows as a polars DataFrame (polars is optional: install it to use this)."""

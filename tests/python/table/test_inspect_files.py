@@ -254,7 +254,7 @@ TYPES: list[tuple[str, pa.DataType, st.SearchStrategy[Any]]] = [
     ),
     ("timestamp_ns", pa.timestamp("ns"), st.integers(-(2**63), 2**63 - 1)),
     ("string", pa.string(), st.text()),
-    ("uuid", pa.binary(16), st.uuids().map(lambda u: u.bytes)),
+    ("uuid", pa.uuid(), st.uuids().map(lambda u: u.bytes)),  # pyiceberg's type (issue 22)
     ("fixed[3]", pa.binary(3), st.binary(min_size=3, max_size=3)),
     ("binary", pa.binary(), st.binary()),
 ]

@@ -147,7 +147,7 @@ def test_to_duckdb_values_and_types(table: Any) -> None:
         "s": "STRUCT(a INTEGER, b VARCHAR)",
         "l": "BIGINT[]",
         "m": "MAP(VARCHAR, DOUBLE)",
-        "u": "BLOB",
+        "u": "UUID",  # pa.uuid() (issue 22): DuckDB's UUID type
         "tm": "TIME",
         "local": "TIMESTAMP",
     }

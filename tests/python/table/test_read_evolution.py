@@ -23,7 +23,7 @@ from frazil import Schema, read_task
 from frazil import types as t
 from frazil.errors import FrazilError, InvalidDataError, UnknownFieldError
 from frazil.name_mapping import NameMapping
-from frazil.table.read import arrow_schema
+from frazil.table.read import scan_arrow_schema
 from read_helpers import DataTable, rows
 
 UTC = dt.timezone.utc
@@ -58,7 +58,7 @@ def test_read_all_columns_in_schema_order(tmp_path: Path) -> None:
     table = DataTable(tmp_path, BASE)
     table.commit([table.data(table.write_parquet(_base_rows()))])
     result = table.table().scan().to_arrow()
-    assert result.schema == arrow_schema(BASE)
+    assert result.schema == scan_arrow_schema(BASE)
     assert result.column("id").to_pylist() == [1, 2, 3]
     assert result.column("name").to_pylist() == ["a", None, "c"]
     assert result.column("amount").to_pylist() == [Decimal("1.25"), None, Decimal("-9999999.99")]
@@ -79,7 +79,7 @@ def test_rename_reorder_drop_promote_and_add(tmp_path: Path) -> None:
     )  # name (2) dropped
     table.evolve(evolved)
     result = table.table().scan().to_arrow()
-    assert result.schema == arrow_schema(evolved)
+    assert result.schema == scan_arrow_schema(evolved)
     assert result.column_names == ["when", "amount", "key", "score", "ratio", "added", "flag"]
     assert result.column("when").to_pylist() == [
         dt.datetime(2024, 1, 1),
@@ -193,7 +193,7 @@ def test_nested_fields_evolve_by_id(tmp_path: Path) -> None:
     )
     table.evolve(evolved)
     result = table.table().scan().to_arrow()
-    assert result.schema == arrow_schema(evolved)
+    assert result.schema == scan_arrow_schema(evolved)
     assert result.column("point").to_pylist() == [
         {"why": 0.5, "z": 0},
         None,
@@ -300,7 +300,7 @@ def test_read_task_by_itself(tmp_path: Path) -> None:
     (task,) = list(loaded.scan().plan_files())
     projected = _schema(t.optional(2, "name", t.StringType()), t.required(1, "id", t.LongType()))
     batches = list(read_task(task, loaded.schema(), projected, specs=loaded.specs(), batch_size=2))
-    assert all(b.schema == arrow_schema(projected) for b in batches)
+    assert all(b.schema == scan_arrow_schema(projected) for b in batches)
     assert pa.Table.from_batches(batches).to_pylist() == [
         {"name": "a", "id": 1},
         {"name": None, "id": 2},

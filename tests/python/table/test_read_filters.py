@@ -21,7 +21,7 @@ from frazil import expressions as ex
 from frazil import types as t
 from frazil.table._arrow_project import file_fields
 from frazil.table._row_groups import row_group_filter
-from frazil.table.read import arrow_schema
+from frazil.table.read import scan_arrow_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from read_helpers import DataTable
@@ -102,7 +102,7 @@ def test_filter_on_a_column_not_selected(table: Any) -> None:
 
 def test_empty_results_keep_the_schema(table: Any) -> None:
     result = table.scan(row_filter="id > 100").to_arrow()
-    assert result.num_rows == 0 and result.schema == arrow_schema(SCHEMA)
+    assert result.num_rows == 0 and result.schema == scan_arrow_schema(SCHEMA)
     empty = table.scan(row_filter="id > 100", selected_fields=("s", "id")).to_arrow()
     assert empty.column_names == ["id", "s"]
     assert table.scan(row_filter="id > 100").count() == 0
@@ -111,14 +111,14 @@ def test_empty_results_keep_the_schema(table: Any) -> None:
 
 def test_table_without_snapshots_reads_empty(tmp_path: Path) -> None:
     result = DataTable(tmp_path, SCHEMA).table().scan().to_arrow()
-    assert result.num_rows == 0 and result.schema == arrow_schema(SCHEMA)
+    assert result.num_rows == 0 and result.schema == scan_arrow_schema(SCHEMA)
 
 
 def test_stream_protocol_and_batches(table: Any) -> None:
     scan = table.scan(row_filter="id >= 1")
     reader = scan.to_batches()
     assert isinstance(reader, pa.RecordBatchReader)
-    assert reader.schema == arrow_schema(SCHEMA)
+    assert reader.schema == scan_arrow_schema(SCHEMA)
     assert sum(b.num_rows for b in reader) == 6
     assert pa.table(scan).num_rows == 6  # __arrow_c_stream__
     assert pa.RecordBatchReader.from_stream(scan).read_all().num_rows == 6

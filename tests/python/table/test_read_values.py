@@ -65,6 +65,8 @@ def test_every_primitive_type_and_filters_on_them(tmp_path: Path) -> None:
     result = loaded.scan().to_arrow()
     for name, values in ROWS.items():
         got = result.column(name).to_pylist()
+        if name == "u":  # pa.uuid() (issue 22): uuid.UUID values
+            values = [uuid.UUID(bytes=v) for v in values]
         assert [str(v) for v in got] == [str(v) for v in values], name
     checks = {
         "dec < 0": 1,
@@ -187,6 +189,10 @@ def test_uuid_logical_type_reads_as_uuid(tmp_path: Path) -> None:
     assert pq.read_schema(path).field("u").type == pa.uuid()
     table.commit([table.data(path)])
     loaded = table.table()
-    assert loaded.scan().to_arrow().column("u").to_pylist() == values
+    read = loaded.scan().to_arrow().column("u")
+    assert read.type == pa.uuid()
+    assert read.to_pylist() == [None if v is None else uuid.UUID(bytes=v) for v in values]
+    fixed = {"read.arrow.uuid-type": "fixed_size_binary"}
+    assert loaded.scan(options=fixed).to_arrow().column("u").to_pylist() == values
     found = loaded.scan(row_filter="u > '00000000-0000-0000-0000-000000000001'").to_arrow()
     assert found.column("id").to_pylist() == [3]

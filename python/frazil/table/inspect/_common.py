@@ -14,8 +14,9 @@ from frazil.manifest import read_manifest_list
 from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
 from frazil.snapshots import Snapshot
+from frazil.table._literals import storage_type, with_type
 from frazil.table._metadata_columns import unified_partition_type
-from frazil.table.read import arrow_schema
+from frazil.table.read import scan_arrow_schema, table_uuid_type
 from frazil.types import NestedField
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class Unified:
             if index is None:
                 children.append(pa.nulls(rows, target.type))
             else:
-                children.append(partition.field(index).cast(target.type))
+                children.append(with_type(partition.field(index), target.type))
         return pa.StructArray.from_arrays(children, fields=list(self.arrow))
 
 
@@ -65,10 +66,24 @@ def partition_struct(table: Table) -> Unified:
     unified = unified_partition_type(metadata.schema(), metadata.partition_specs)
     if not unified.fields:
         return Unified((), None)
-    arrow = arrow_schema(
-        Schema(fields=[NestedField(f.field_id, f.name, f.field_type) for f in unified.fields])
+    arrow = scan_arrow_schema(
+        Schema(fields=[NestedField(f.field_id, f.name, f.field_type) for f in unified.fields]),
+        table_uuid_type(table.properties),
     )
     return Unified(tuple(f.field_id for f in unified.fields), pa.struct(list(arrow)))
+
+
+def table_from_pylist(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """``pa.Table.from_pylist`` for a schema that may nest extension types (``pa.uuid()`` in
+    a partition struct), which pyarrow cannot convert Python values to: built with their
+    storage types, then given ``schema``'s types without a copy."""
+    plain = pa.schema([f.with_type(storage_type(f.type)) for f in schema])
+    table = pa.Table.from_pylist(rows, schema=plain)
+    if plain == schema:
+        return table
+    pairs = zip(table.columns, schema, strict=True)
+    columns = [with_type(c.combine_chunks(), f.type) for c, f in pairs]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def snapshot(table: Table, snapshot_id: int | None) -> Snapshot | None:

@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 from frazil.manifest import STATUS_DELETED, read_manifests
 from frazil.table.inspect._common import Unified, field, partition_struct, spec
 from frazil.table.inspect._readable_metrics import ReadableMetrics
+from frazil.table.read import table_uuid_type
 
 if TYPE_CHECKING:
     from frazil.table._table import Table
@@ -67,7 +68,7 @@ def entries_fields(partition: pa.StructType | None) -> list[pa.Field]:
 def entries_table(table: Table, manifests: list[dict[str, Any]]) -> pa.Table:
     """Every entry of ``manifests``, DELETED ones too (Java's ``BaseEntriesTable``)."""
     entries = _read_entries(table, manifests, live_only=False)
-    metrics = ReadableMetrics(table.metadata.schema())
+    metrics = ReadableMetrics(table.metadata.schema(), table_uuid_type(table.properties))
     column = metrics.of(entries.column("data_file").combine_chunks())
     return entries.append_column(metrics.arrow_field, column)
 
@@ -77,7 +78,7 @@ def files_table(table: Table, manifests: list[dict[str, Any]]) -> pa.Table:
     of them appears once per manifest)."""
     entries = _read_entries(table, manifests, live_only=True)
     files = entries.column("data_file").combine_chunks()
-    metrics = ReadableMetrics(table.metadata.schema())
+    metrics = ReadableMetrics(table.metadata.schema(), table_uuid_type(table.properties))
     return pa.Table.from_struct_array(files).append_column(metrics.arrow_field, metrics.of(files))
 
 

@@ -19,6 +19,7 @@ from frazil.table.inspect._common import (
     partition_struct,
     snapshot_manifests,
     spec,
+    table_from_pylist,
 )
 
 if TYPE_CHECKING:
@@ -155,4 +156,4 @@ def partitions_table(table: Table, snapshot_id: int | None) -> pa.Table:
     if unified.arrow is None:
         for r in rows:
             del r["partition"], r["spec_id"]
-    return pa.Table.from_pylist(rows, schema=schema)
+    return table_from_pylist(rows, schema)

@@ -34,7 +34,7 @@ from frazil.table.inspect._common import (
     snapshot_manifests,
     spec,
 )
-from frazil.table.read import arrow_schema
+from frazil.table.read import scan_arrow_schema, table_uuid_type
 from frazil.types import NestedField, StructType
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def position_deletes_schema(table: Table, unified: Unified) -> pa.Schema:
     fields = [
         field("file_path", pa.string(), True),
         field("pos", pa.int64(), True),
-        field(ROW_COLUMN, pa.struct(list(arrow_schema(metadata.schema())))),
+        field(ROW_COLUMN, pa.struct(list(_row_schema(table)))),
     ]
     if unified.arrow is not None:
         fields.append(field("partition", unified.arrow, True))
@@ -61,6 +61,12 @@ def position_deletes_schema(table: Table, unified: Unified) -> pa.Schema:
     if metadata.format_version >= 3:
         fields += [field("content_offset", pa.int64()), field("content_size_in_bytes", pa.int64())]
     return pa.schema(fields)
+
+
+def _row_schema(table: Table) -> pa.Schema:
+    # Fields nullable as before (a stored row may be partial), uuid as the table reads it.
+    schema = table.metadata.schema()
+    return scan_arrow_schema(schema, table_uuid_type(table.properties), nullability=False)
 
 
 def position_deletes_table(table: Table, snapshot_id: int | None) -> pa.Table:

@@ -22,7 +22,7 @@ import pyarrow as pa
 from frazil import _native
 from frazil.errors import InvalidDataError
 from frazil.schema import Schema
-from frazil.table.read import arrow_schema
+from frazil.table.read import scan_arrow_schema
 from frazil.types import DecimalType, NestedField, UnknownType
 
 __all__ = ["READABLE_METRICS", "ReadableMetrics"]
@@ -55,20 +55,21 @@ class _Column:
 class ReadableMetrics:
     """The ``readable_metrics`` column of one table schema."""
 
-    def __init__(self, schema: Schema) -> None:
+    def __init__(self, schema: Schema, uuid_type: str = "uuid") -> None:
         primitives = sorted(
             ((name, f) for name, f in schema.all_fields() if f.field_type.is_primitive),
             key=lambda item: _java_order(item[0]),
         )
         # One Arrow conversion for all of them; the names are placeholders (full names may
         # repeat a top-level name), the ids are the columns' own.
-        typed = arrow_schema(
+        typed = scan_arrow_schema(
             Schema(
                 fields=[
                     NestedField(f.field_id, f"c{i}", f.field_type)
                     for i, (_, f) in enumerate(primitives)
                 ]
-            )
+            ),
+            uuid_type,
         )
         self._columns = tuple(
             _Column(name, f, typed.field(i).type) for i, (name, f) in enumerate(primitives)

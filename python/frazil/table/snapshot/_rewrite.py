@@ -108,6 +108,7 @@ def remove_rows(
     from frazil.expressions import bind
     from frazil.table._table import Table
     from frazil.table.read import read_task, read_task_schema, verify_checksums
+    from frazil.table.scan import DataScan
     from frazil.table.write import write_data_files
 
     metadata, io = producer.base, producer.io
@@ -125,9 +126,14 @@ def remove_rows(
     table = Table(metadata, io=io)
     schema = metadata.schema()
     lineage = meta.ROW_LINEAGE if metadata.format_version >= 3 else ()
-    # The planner gives each file with the delete files that apply to it.
-    scan = table.scan(
-        row_filter=row_filter, snapshot_id=head.snapshot_id, case_sensitive=case_sensitive
+    # The planner gives each file with the delete files that apply to it; the filter binds
+    # to the table's current schema, as the writer's (not the head snapshot's, as time travel).
+    scan = DataScan(
+        table,
+        row_filter=row_filter,
+        snapshot_id=head.snapshot_id,
+        case_sensitive=case_sensitive,
+        _table_schema=True,
     )
     rewritten = 0
     for task in scan.plan_files():
@@ -146,9 +152,11 @@ def remove_rows(
             schemas=metadata.schemas,
             metadata_columns=lineage,
             verify_checksums=verify_checksums(metadata.properties),
+            # The writer's uuid type: the rows go back to it, not to a user.
+            uuid_type="fixed_size_binary",
         )
         kept = _kept_rows(batches, metadata, row_filter, case_sensitive, removed)
-        arrow = read_task_schema(schema, metadata_columns=lineage)
+        arrow = read_task_schema(schema, metadata_columns=lineage, uuid_type="fixed_size_binary")
         reader = pa.RecordBatchReader.from_batches(arrow, kept)
         new_files: list[DataFile] = []
         try:

@@ -40,7 +40,9 @@ def _certificates(directory: Path) -> tuple[Path, Path, Path]:
     """A CA, and a certificate for 127.0.0.1 signed by it: (ca.pem, server.pem, server.key)."""
     now = dt.datetime.now(dt.timezone.utc)
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "frazil test CA")])
+    ca_name = x509.Name(
+        [x509.NameAttribute(NameOID.COMMON_NAME, f"frazil test CA {directory.name}")]
+    )
     ca = (
         x509.CertificateBuilder()
         .subject_name(ca_name)
@@ -120,8 +122,19 @@ def tls_moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_TlsMoto]:
     log_path = directory / "server.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
-            + ["-c", str(cert), "-k", str(key)],
+            [
+                sys.executable,
+                "-m",
+                "moto.server",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "-c",
+                str(cert),
+                "-k",
+                str(key),
+            ],
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -162,12 +175,12 @@ _CLIENT = textwrap.dedent(
     import sys
     from frazil.io import FileIO
 
-    endpoint, bucket = sys.argv[1], sys.argv[2]
+    endpoint, bucket, key, secret, region = sys.argv[1:]
     io = FileIO({
         "s3.endpoint": endpoint,
-        "s3.access-key-id": "%s",
-        "s3.secret-access-key": "%s",
-        "s3.region": "%s",
+        "s3.access-key-id": key,
+        "s3.secret-access-key": secret,
+        "s3.region": region,
         "s3.path-style-access": "true",
         "s3.retry.num-retries": "0",
     })
@@ -178,7 +191,6 @@ _CLIENT = textwrap.dedent(
     except Exception as error:
         print("error:", type(error).__name__, error)
     """
-    % (ACCESS_KEY, SECRET_KEY, REGION)
 )
 
 
@@ -187,7 +199,7 @@ def _run_client(endpoint: str, bucket: str, cert_file: Path | None) -> str:
     if cert_file is not None:
         env["SSL_CERT_FILE"] = str(cert_file)
     done = subprocess.run(
-        [sys.executable, "-c", _CLIENT, endpoint, bucket],
+        [sys.executable, "-c", _CLIENT, endpoint, bucket, ACCESS_KEY, SECRET_KEY, REGION],
         env=env,
         capture_output=True,
         text=True,

@@ -36,8 +36,26 @@ pub(super) fn error(location: &str, e: object_store::Error) -> Error {
         | object_store::Error::Unauthenticated { source, .. } => {
             Error::PermissionDenied(format!("access denied: {location} ({source})"))
         }
-        other => Error::Io(format!("{location}: {other}")),
+        other => Error::Io(format!("{location}: {}", with_causes(&other))),
     }
+}
+
+/// `error` followed by its chain of causes: object_store's own message stops
+/// at "error sending request", while the reason (a refused certificate, a
+/// refused connection) is further down the chain.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let text = inner.to_string();
+        // Layers often repeat their cause's message; keep each reason once.
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = inner.source();
+    }
+    message
 }
 
 /// The key of an object as `object_store` addresses it. Keys with empty
@@ -115,8 +133,19 @@ fn client_options(
     Ok(options)
 }
 
+/// Makes ring rustls's process-wide crypto provider, once, before the first
+/// HTTPS client is built: reqwest is built without a provider of its own (see
+/// Cargo.toml). A provider another library installed first is kept.
+fn install_tls_provider() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let _already_installed = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 /// Builds the client for one store from the FileIO's properties.
 pub(super) fn build(store: &StoreId, properties: &BTreeMap<String, String>) -> Result<Store> {
+    install_tls_provider();
     let built: std::result::Result<Store, object_store::Error> = match store.kind {
         StoreKind::S3 => build_s3(store, properties)?
             .build()

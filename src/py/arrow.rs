@@ -1,24 +1,63 @@
 //! Arrow data crossing to Python: the one way every binding hands pyarrow
 //! a table, array, chunked array or schema.
 //!
-//! pyo3-arrow's `into_pyarrow` calls `pyarrow.table(obj)` (and its kin),
-//! which first asks whether `obj` is a pandas DataFrame and so imports
-//! pandas: about a second on the first call, paid again by every fresh
-//! process (every PySpark worker). These helpers hand the Arrow C data
-//! interface capsules to pyarrow's importers instead
-//! (`RecordBatchReader._import_from_c_capsule`, `Array._import_from_c_capsule`,
-//! `Schema._import_from_c_capsule`, all in pyarrow >= 14), which never look
-//! at pandas.
+//! Converting through `pyarrow.table(obj)` (and its kin) would first ask
+//! whether `obj` is a pandas DataFrame and so import pandas: about a second
+//! on the first call, paid again by every fresh process (every PySpark
+//! worker). These helpers hand the Arrow C data interface capsules to
+//! pyarrow's importers instead (`RecordBatchReader._import_from_c_capsule`,
+//! `Array._import_from_c_capsule`, `Schema._import_from_c_capsule`, all in
+//! pyarrow >= 14), which never look at pandas.
+//!
+//! The capsules are made here from arrow-rs's C data interface structs
+//! rather than through pyo3-arrow, which also builds arrow-cast, arrow-ord
+//! and numpy (ndarray) for the few exporters used here: close to a third of
+//! the extension's compile time.
 
+use std::ffi::CStr;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, RecordBatch, StructArray};
-use arrow_schema::{Field, FieldRef, SchemaRef};
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchIterator, StructArray};
+use arrow_schema::{ArrowError, Field, FieldRef, SchemaRef};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
-use pyo3_arrow::ffi::{to_array_pycapsules, to_schema_pycapsule, to_stream_pycapsule};
-use pyo3_arrow::ffi::{ArrayIterator, ArrayReader};
+use pyo3::types::{PyCapsule, PyList, PyTuple};
+
+use super::errors::to_py;
+use crate::error::Error;
+
+// Capsule names of the Arrow PyCapsule interface.
+const SCHEMA_CAPSULE: &CStr = c"arrow_schema";
+const ARRAY_CAPSULE: &CStr = c"arrow_array";
+const STREAM_CAPSULE: &CStr = c"arrow_array_stream";
+
+fn export_error(e: ArrowError) -> PyErr {
+    to_py(Error::Internal(format!("exporting Arrow data: {e}")))
+}
+
+/// A capsule owning the C schema of `value` (released with the capsule
+/// unless a consumer moved it out).
+fn schema_capsule<'py>(
+    py: Python<'py>,
+    value: impl TryInto<FFI_ArrowSchema, Error = ArrowError>,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    let schema = value.try_into().map_err(export_error)?;
+    PyCapsule::new_with_value(py, schema, SCHEMA_CAPSULE)
+}
+
+/// The (schema, array) capsules of `array`, typed by `field`.
+fn array_capsules<'py>(
+    py: Python<'py>,
+    field: &Field,
+    array: &dyn Array,
+) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+    let schema = schema_capsule(py, field)?;
+    let array =
+        PyCapsule::new_with_value(py, FFI_ArrowArray::new(&array.to_data()), ARRAY_CAPSULE)?;
+    Ok((schema, array))
+}
 
 fn pyarrow(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     py.import(intern!(py, "pyarrow"))
@@ -31,17 +70,9 @@ pub fn table(
     batches: Vec<RecordBatch>,
     schema: SchemaRef,
 ) -> PyResult<Bound<'_, PyAny>> {
-    let fields = schema.fields().clone();
-    let struct_field =
-        arrow_schema::Field::new_struct("", fields, false).with_metadata(schema.metadata().clone());
-    let arrays = batches
-        .into_iter()
-        .map(|batch| Ok(std::sync::Arc::new(StructArray::from(batch)) as ArrayRef));
-    let reader: Box<dyn ArrayReader + Send> = Box::new(ArrayIterator::new(
-        arrays,
-        std::sync::Arc::new(struct_field),
-    ));
-    let capsule = to_stream_pycapsule(py, reader, None)?;
+    let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+    let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+    let capsule = PyCapsule::new_with_value(py, stream, STREAM_CAPSULE)?;
     pyarrow(py)?
         .getattr(intern!(py, "RecordBatchReader"))?
         .call_method1(intern!(py, "_import_from_c_capsule"), (capsule,))?
@@ -61,7 +92,7 @@ pub fn array<'py>(
     array: &ArrayRef,
     field: FieldRef,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let capsules = to_array_pycapsules(py, field, array.as_ref(), None)?;
+    let capsules = array_capsules(py, &field, array.as_ref())?;
     pyarrow(py)?
         .getattr(intern!(py, "Array"))?
         .call_method1(intern!(py, "_import_from_c_capsule"), capsules)
@@ -81,7 +112,7 @@ pub fn chunked_array<'py>(
     let pa = pyarrow(py)?;
     let data_type = pa.getattr(intern!(py, "DataType"))?.call_method1(
         intern!(py, "_import_from_c_capsule"),
-        (to_schema_pycapsule(py, field.as_ref())?,),
+        (schema_capsule(py, field.as_ref())?,),
     )?;
     pa.getattr(intern!(py, "chunked_array"))?
         .call1((PyList::new(py, arrays)?, data_type))
@@ -89,7 +120,7 @@ pub fn chunked_array<'py>(
 
 /// A `pyarrow.Schema` (with its metadata).
 pub fn schema(py: Python<'_>, schema: SchemaRef) -> PyResult<Bound<'_, PyAny>> {
-    let capsule = to_schema_pycapsule(py, schema.as_ref())?;
+    let capsule = schema_capsule(py, schema.as_ref())?;
     pyarrow(py)?.getattr(intern!(py, "Schema"))?.call_method1(
         intern!(py, "_import_from_c_capsule"),
         PyTuple::new(py, [capsule])?,
@@ -102,7 +133,7 @@ pub fn record_batch(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, Py
     let field = Field::new_struct("", schema.fields().clone(), false)
         .with_metadata(schema.metadata().clone());
     let array: ArrayRef = Arc::new(StructArray::from(batch));
-    let capsules = to_array_pycapsules(py, Arc::new(field), array.as_ref(), None)?;
+    let capsules = array_capsules(py, &field, array.as_ref())?;
     py.import(intern!(py, "pyarrow"))?
         .getattr(intern!(py, "RecordBatch"))?
         .call_method1(intern!(py, "_import_from_c_capsule"), capsules)

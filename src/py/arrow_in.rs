@@ -19,18 +19,14 @@ use std::sync::Arc;
 
 use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{make_array, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_array::{make_array, ArrayRef, RecordBatch, RecordBatchOptions, StructArray};
 use arrow_data::ArrayData;
-use arrow_schema::{DataType, Field, Schema, SchemaRef, UnionMode};
+use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef, UnionMode};
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use pyo3::types::{PyCapsule, PyTuple};
-
-use pyo3_arrow::ffi::ArrayIterator;
-use pyo3_arrow::input::AnyArray;
-use pyo3_arrow::{PyArray, PyArrayReader};
 
 use super::errors::to_py;
 use crate::error::panic_message;
@@ -43,7 +39,7 @@ pub struct ArrowTable {
 }
 
 impl ArrowTable {
-    /// The batches and their schema, as `pyo3_arrow::PyTable::into_inner`.
+    /// The batches and their schema.
     pub fn into_inner(self) -> (Vec<RecordBatch>, SchemaRef) {
         (self.batches, self.schema)
     }
@@ -82,11 +78,29 @@ impl<'py> FromPyObject<'_, 'py> for ArrowBatch {
     }
 }
 
-/// An array or a stream of arrays (`pyo3_arrow::input::AnyArray`) imported
-/// like [`ArrowTable`]; for `#[pyo3(from_py_with = ...)]` on `AnyArray`
-/// parameters. Objects without the Arrow PyCapsule protocol (the buffer
-/// protocol) go to pyo3-arrow, which builds no nested arrays from them.
-pub fn any_array(obj: &Bound<'_, PyAny>) -> PyResult<AnyArray> {
+/// An Arrow array argument: one array (`__arrow_c_array__`, e.g. a pyarrow
+/// Array) or the chunks of a stream (`__arrow_c_stream__`, e.g. a pyarrow
+/// ChunkedArray), each with its field (extension type and metadata kept).
+pub enum ArrowValues {
+    Array(ArrayRef, FieldRef),
+    Chunked(Vec<ArrayRef>, FieldRef),
+}
+
+impl ArrowValues {
+    /// The chunks (one for an array) and their field.
+    pub fn into_chunks(self) -> (Vec<ArrayRef>, FieldRef) {
+        match self {
+            Self::Array(array, field) => (vec![array], field),
+            Self::Chunked(chunks, field) => (chunks, field),
+        }
+    }
+}
+
+/// An array or a stream of arrays imported like [`ArrowTable`]; for
+/// `#[pyo3(from_py_with = ...)]` on [`ArrowValues`] parameters. Objects
+/// without the Arrow PyCapsule protocol are refused with a TypeError naming
+/// their type.
+pub fn any_array(obj: &Bound<'_, PyAny>) -> PyResult<ArrowValues> {
     let py = obj.py();
     let obj = obj.as_borrowed();
     if obj.hasattr(intern!(py, "__arrow_c_array__"))? {
@@ -95,27 +109,51 @@ pub fn any_array(obj: &Bound<'_, PyAny>) -> PyResult<AnyArray> {
             let data = unsafe { from_ffi(array, schema) }.map_err(arrow_error)?;
             Ok((make_array(unnest_offsets(data)?), field))
         })?;
-        let array = PyArray::try_new(array, Arc::new(field)).map_err(|e| to_py(arrow_error(e)))?;
-        return Ok(AnyArray::Array(array));
+        return Ok(ArrowValues::Array(array, Arc::new(field)));
     }
-    if obj.hasattr(intern!(py, "__arrow_c_stream__"))? {
-        let stream = stream_capsule(&obj)?;
-        let stream = stream
-            .pointer_checked(Some(c"arrow_array_stream"))?
-            .cast::<FFI_ArrowArrayStream>();
-        let stream = unsafe { FFI_ArrowArrayStream::from_raw(stream.as_ptr()) };
-        let (chunks, field) = guarded(&obj, || {
-            let (field, arrays) = read_stream(stream)?;
-            let chunks = arrays
-                .into_iter()
-                .map(|data| Ok(make_array(unnest_offsets(data)?)))
-                .collect::<crate::Result<Vec<_>>>()?;
-            Ok((chunks, field))
-        })?;
-        let reader = ArrayIterator::new(chunks.into_iter().map(Ok), Arc::new(field));
-        return Ok(AnyArray::Stream(PyArrayReader::new(Box::new(reader))));
+    let stream = stream_capsule(&obj)?;
+    let stream = stream
+        .pointer_checked(Some(c"arrow_array_stream"))?
+        .cast::<FFI_ArrowArrayStream>();
+    let stream = unsafe { FFI_ArrowArrayStream::from_raw(stream.as_ptr()) };
+    let (chunks, field) = guarded(&obj, || {
+        let (field, arrays) = read_stream(stream)?;
+        let chunks = arrays
+            .into_iter()
+            .map(|data| Ok(make_array(unnest_offsets(data)?)))
+            .collect::<crate::Result<Vec<_>>>()?;
+        Ok((chunks, field))
+    })?;
+    Ok(ArrowValues::Chunked(chunks, Arc::new(field)))
+}
+
+/// A pyarrow Schema (any object with `__arrow_c_schema__` of a struct).
+pub struct ArrowSchema(SchemaRef);
+
+impl ArrowSchema {
+    pub fn into_inner(self) -> SchemaRef {
+        self.0
     }
-    obj.extract()
+}
+
+impl<'py> FromPyObject<'_, 'py> for ArrowSchema {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let capsule = arrow_method(&obj, intern!(obj.py(), "__arrow_c_schema__"))?;
+        let capsule = capsule.cast_into::<PyCapsule>()?;
+        let schema = capsule
+            .pointer_checked(Some(c"arrow_schema"))?
+            .cast::<FFI_ArrowSchema>();
+        // Safety: the capsule's own pointer, checked by name; the schema stays
+        // owned (and is released) by the capsule, which outlives this borrow.
+        let schema = unsafe { schema.as_ref() };
+        guarded(&obj, || {
+            let field = Field::try_from(schema).map_err(arrow_error)?;
+            Ok(Arc::new(batch_schema(&field)?))
+        })
+        .map(Self)
+    }
 }
 
 /// Whether `obj` exports Arrow data (an array or a stream) through the Arrow

@@ -9,10 +9,9 @@ use arrow_array::{Array, ArrayRef, Int64Array};
 use arrow_schema::{DataType, Field};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use pyo3_arrow::input::AnyArray;
 use roaring::RoaringTreemap;
 
-use super::arrow_in::{any_array, exports_arrow, ArrowBatch};
+use super::arrow_in::{any_array, exports_arrow, ArrowBatch, ArrowValues};
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
 use crate::arrow::position_deletes::{PositionDeleteIndex as Index, PositionDeletesByFile};
@@ -21,11 +20,8 @@ use crate::puffin;
 
 /// The chunks of an array or stream argument (a pyarrow Array or
 /// ChunkedArray), without copying.
-fn chunks(values: AnyArray) -> PyResult<Vec<ArrayRef>> {
-    match values {
-        AnyArray::Array(array) => Ok(vec![array.into_inner().0]),
-        stream => Ok(stream.into_chunked_array()?.into_inner().0),
-    }
+fn chunks(values: ArrowValues) -> PyResult<Vec<ArrayRef>> {
+    Ok(values.into_chunks().0)
 }
 
 /// Pairs up the chunks of two columns; when they are chunked differently,
@@ -368,8 +364,8 @@ impl PyPositionDeletesByFile {
     #[pyo3(signature = (file_paths, positions, source="<position delete file>"))]
     fn new(
         py: Python<'_>,
-        #[pyo3(from_py_with = any_array)] file_paths: AnyArray,
-        #[pyo3(from_py_with = any_array)] positions: AnyArray,
+        #[pyo3(from_py_with = any_array)] file_paths: ArrowValues,
+        #[pyo3(from_py_with = any_array)] positions: ArrowValues,
         source: &str,
     ) -> PyResult<Self> {
         let paths = chunks(file_paths)?;

@@ -4,9 +4,8 @@
 
 use arrow_array::ArrayRef;
 use pyo3::prelude::*;
-use pyo3_arrow::PySchema;
 
-use super::arrow_in::ArrowBatch;
+use super::arrow_in::{ArrowBatch, ArrowSchema};
 use super::errors::run;
 use crate::arrow::equality_deletes::EqualityDeleteSet as Set;
 use crate::error::Error;
@@ -51,7 +50,7 @@ enum KeyColumn {
 #[pymethods]
 impl PyEqualityDeleteSet {
     #[new]
-    fn new(key_schema: PySchema) -> PyResult<Self> {
+    fn new(key_schema: ArrowSchema) -> PyResult<Self> {
         let inner = run(|| Set::new(key_schema.into_inner()))?;
         Ok(PyEqualityDeleteSet { inner })
     }

@@ -5,10 +5,9 @@ use std::sync::Arc;
 use arrow_array::ArrayRef;
 use arrow_schema::{Field, FieldRef};
 use pyo3::prelude::*;
-use pyo3_arrow::input::AnyArray;
 
 use super::arrow;
-use super::arrow_in::any_array;
+use super::arrow_in::{any_array, ArrowValues};
 use super::errors::{run, to_py};
 use crate::transform::{kernels, Transform};
 use crate::types::PrimitiveType;
@@ -104,7 +103,7 @@ fn output_field(input: &FieldRef, output: &ArrayRef) -> FieldRef {
 fn apply_transform(
     py: Python<'_>,
     transform: &PyTransform,
-    #[pyo3(from_py_with = any_array)] values: AnyArray,
+    #[pyo3(from_py_with = any_array)] values: ArrowValues,
     threads: usize,
 ) -> PyResult<Py<PyAny>> {
     let transform = transform.0;
@@ -114,16 +113,13 @@ fn apply_transform(
         threads
     };
     match values {
-        AnyArray::Array(array) => {
-            let (input, field) = array.into_inner();
+        ArrowValues::Array(input, field) => {
             let output =
                 py.detach(|| run(|| kernels::apply_threaded(transform, &input, threads)))?;
             let field = output_field(&field, &output);
             Ok(arrow::array(py, &output, field)?.unbind())
         }
-        AnyArray::Stream(stream) => {
-            let chunked = AnyArray::Stream(stream).into_chunked_array()?;
-            let (chunks, field) = chunked.into_inner();
+        ArrowValues::Chunked(chunks, field) => {
             let outputs = py.detach(|| {
                 run(|| {
                     chunks

@@ -4,9 +4,8 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use pyo3_arrow::input::AnyArray;
 
-use super::arrow_in::{any_array, ArrowTable};
+use super::arrow_in::{any_array, ArrowTable, ArrowValues};
 use super::errors::run;
 use crate::write::{gather, group, scatter, stats};
 
@@ -19,12 +18,11 @@ use crate::write::{gather, group, scatter, stats};
 fn gather_rows<'py>(
     py: Python<'py>,
     table: ArrowTable,
-    #[pyo3(from_py_with = any_array)] indices: AnyArray,
+    #[pyo3(from_py_with = any_array)] indices: ArrowValues,
     threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (batches, schema) = table.into_inner();
-    let indices = indices.into_chunked_array()?;
-    let (chunks, _) = indices.into_inner();
+    let (chunks, _) = indices.into_chunks();
     let threads = if threads == 0 {
         crate::runtime::available_threads()
     } else {
@@ -74,7 +72,7 @@ fn partition_rows<'py>(
     let (batches, schema) = table.into_inner();
     let keys = keys
         .iter()
-        .map(|key| Ok(any_array(key)?.into_chunked_array()?.into_inner().0))
+        .map(|key| Ok(any_array(key)?.into_chunks().0))
         .collect::<PyResult<Vec<_>>>()?;
     let threads = if threads == 0 {
         crate::runtime::available_threads()
@@ -127,9 +125,9 @@ fn join(chunks: &[arrow_array::ArrayRef], position: usize) -> crate::Result<arro
 #[pyfunction]
 fn bytes_min_max<'py>(
     py: Python<'py>,
-    #[pyo3(from_py_with = any_array)] values: AnyArray,
+    #[pyo3(from_py_with = any_array)] values: ArrowValues,
 ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
-    let (chunks, _) = values.into_chunked_array()?.into_inner();
+    let (chunks, _) = values.into_chunks();
     let found = py.detach(|| {
         run(|| {
             let mut found: Option<(Vec<u8>, Vec<u8>)> = None;
@@ -152,12 +150,11 @@ fn bytes_min_max<'py>(
 #[pyfunction]
 fn distinct_count(
     py: Python<'_>,
-    #[pyo3(from_py_with = any_array)] values: AnyArray,
+    #[pyo3(from_py_with = any_array)] values: ArrowValues,
 ) -> PyResult<Option<usize>> {
     let array = match values {
-        AnyArray::Array(array) => array.into_inner().0,
-        AnyArray::Stream(stream) => {
-            let (chunks, field) = AnyArray::Stream(stream).into_chunked_array()?.into_inner();
+        ArrowValues::Array(array, _) => array,
+        ArrowValues::Chunked(chunks, field) => {
             let parts: Vec<_> = chunks.iter().map(|c| c.as_ref()).collect();
             if parts.is_empty() {
                 arrow_array::new_empty_array(field.data_type())

@@ -227,9 +227,23 @@ class DataScan:
         return self._copy(**overrides)
 
     def use_ref(self, name: str) -> DataScan:
-        """This scan at the head of a branch or at a tag (replacing a snapshot id or time
-        this scan chose)."""
-        return self._copy(ref=name, snapshot_id=None, as_of=None)
+        """This scan at the head of a branch or at a tag. A scan that already chose a snapshot
+        (by id, time or another ref) is refused, as Java's and pyiceberg's ``useRef``: the
+        earlier choice is never silently dropped."""
+        chosen = [
+            f"{what}={value!r}"
+            for what, value in (
+                ("snapshot_id", self.snapshot_id),
+                ("as_of", self.as_of),
+                ("ref", self.ref),
+            )
+            if value is not None
+        ]
+        if chosen:
+            raise ValidationError(
+                f"cannot use ref {name!r}: this scan already reads {', '.join(chosen)}"
+            )
+        return self._copy(ref=name)
 
     def with_case_sensitive(self, case_sensitive: bool = True) -> DataScan:
         return self._copy(case_sensitive=case_sensitive)

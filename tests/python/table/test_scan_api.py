@@ -176,12 +176,15 @@ def test_at_most_one_snapshot_selector(history: StaticTable, kwargs: dict[str, A
         assert name in str(raised.value)
 
 
-def test_use_ref_replaces_other_selectors(history: StaticTable) -> None:
-    for scan in (history.scan(snapshot_id=2), history.scan(as_of=T2)):
-        moved = scan.use_ref("dev")
-        assert moved.snapshot().snapshot_id == 3
-        assert moved.snapshot_id is None and moved.as_of is None and moved.ref == "dev"
-        assert scan.snapshot().snapshot_id == 2
+def test_use_ref_refuses_a_scan_that_chose_a_snapshot(history: StaticTable) -> None:
+    # As Java's useRef and pyiceberg's use_ref: an earlier choice is never silently dropped.
+    chosen = (history.scan(snapshot_id=2), history.scan(as_of=T2), history.scan(ref="dev"))
+    for scan, named in zip(chosen, ("snapshot_id=2", "as_of=", "ref='dev'")):
+        with pytest.raises(ValidationError, match=f"cannot use ref 'main'.*{named}"):
+            scan.use_ref("main")
+        assert scan.snapshot().snapshot_id in (2, 3)
+    moved = history.scan().use_ref("dev")
+    assert moved.snapshot().snapshot_id == 3 and moved.ref == "dev"
 
 
 def test_a_table_without_snapshots_plans_nothing(tmp_path: Path) -> None:

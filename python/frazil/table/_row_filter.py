@@ -52,21 +52,28 @@ class CompiledFilter:
     always: bool | None
 
 
+def _junction(operands: list[ex.Expression], conjunction: bool) -> ex.Expression:
+    """AND (or OR) of ``operands`` with the constants folded, as ``&`` and ``|`` fold them."""
+    kept: list[ex.Expression] = []
+    for operand in operands:
+        if isinstance(operand, ex.AlwaysFalse if conjunction else ex.AlwaysTrue):
+            return operand
+        if not isinstance(operand, ex.AlwaysTrue if conjunction else ex.AlwaysFalse):
+            kept.append(operand)
+    if not kept:
+        return ex.AlwaysTrue() if conjunction else ex.AlwaysFalse()
+    if len(kept) == 1:
+        return kept[0]
+    return ex.And(*kept) if conjunction else ex.Or(*kept)
+
+
 def pushed_nots(expression: ex.Expression, negated: bool = False) -> ex.Expression:
     if isinstance(expression, ex.Not):
         return pushed_nots(expression.child, not negated)
-    if isinstance(expression, ex.And):
-        left, right = (
-            pushed_nots(expression.left, negated),
-            pushed_nots(expression.right, negated),
-        )
-        return (left | right) if negated else (left & right)
-    if isinstance(expression, ex.Or):
-        left, right = (
-            pushed_nots(expression.left, negated),
-            pushed_nots(expression.right, negated),
-        )
-        return (left & right) if negated else (left | right)
+    if isinstance(expression, ex.And | ex.Or):
+        # NOT (a AND b) is NOT a OR NOT b; recursion only as deep as the expression nests.
+        operands = [pushed_nots(o, negated) for o in expression.operands]
+        return _junction(operands, isinstance(expression, ex.And) != negated)
     if isinstance(expression, ex.AlwaysTrue):
         return ex.AlwaysFalse() if negated else expression
     if isinstance(expression, ex.AlwaysFalse):
@@ -180,6 +187,41 @@ def _predicate(predicate: ex.UnboundPredicate, index: int) -> Evaluate:
     raise ValidationError(f"cannot evaluate the predicate {predicate}")
 
 
+def _as_sets(node: ex.And | ex.Or) -> list[ex.Expression]:
+    """The operands of ``node``, with its equalities on one term joined into one set test:
+    ``x = 1 OR x = 2 OR x IN (3)`` is ``x IN (1, 2, 3)``, ``x != 1 AND x NOT IN (2)`` is
+    ``x NOT IN (1, 2)`` (the same rows, nulls and NaN included: a null satisfies != and NOT IN,
+    NaN satisfies neither = nor IN), so that a generated key list of thousands of terms is one
+    vectorized test, not thousands."""
+    single, many = (ex.EqualTo, ex.In) if isinstance(node, ex.Or) else (ex.NotEqualTo, ex.NotIn)
+    values: dict[ex.Term, list[Any]] = {}
+    tests: dict[ex.Term, int] = {}
+    for operand in node.operands:
+        if isinstance(operand, single | many):
+            gathered = values.setdefault(operand.term, [])
+            if isinstance(operand, single):
+                gathered.append(operand.value)
+            else:
+                gathered.extend(operand.values)
+            tests[operand.term] = tests.get(operand.term, 0) + 1
+    # Only two or more tests join, and only values of one kind (a bound filter's always
+    # are): a set refuses 1 with 1.0 or True, which an unbound filter may compare one by one.
+    joined = {
+        term: gathered
+        for term, gathered in values.items()
+        if tests[term] > 1 and len({v.__class__ for v in gathered}) == 1
+    }
+    if not joined:
+        return list(node.operands)
+    out: list[ex.Expression] = []
+    for operand in node.operands:
+        if not (isinstance(operand, single | many) and operand.term in joined):
+            out.append(operand)
+        elif operand.term in values:  # the first of the term's tests stands for all
+            out.append(many(operand.term, values.pop(operand.term)))
+    return out
+
+
 def compile_filter(
     expression: ex.Expression, schema: Schema, case_sensitive: bool = True
 ) -> CompiledFilter:
@@ -203,12 +245,17 @@ def compile_filter(
         return columns.index(wanted)
 
     def build(node: ex.Expression) -> Evaluate:
-        if isinstance(node, ex.And):
-            left, right = build(node.left), build(node.right)
-            return lambda cs: pc.and_(left(cs), right(cs))
-        if isinstance(node, ex.Or):
-            left, right = build(node.left), build(node.right)
-            return lambda cs: pc.or_(left(cs), right(cs))
+        if isinstance(node, ex.And | ex.Or):
+            parts = [build(o) for o in _as_sets(node)]
+            combine = pc.and_ if isinstance(node, ex.And) else pc.or_
+
+            def junction(cs: Sequence[pa.Array]) -> Mask:
+                mask = parts[0](cs)
+                for part in parts[1:]:
+                    mask = combine(mask, part(cs))
+                return mask
+
+            return junction
         if isinstance(node, (ex.AlwaysTrue, ex.AlwaysFalse)):
             value = isinstance(node, ex.AlwaysTrue)
             return lambda cs: _full(value, len(cs[0]) if cs else 0)

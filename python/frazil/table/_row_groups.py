@@ -71,11 +71,11 @@ def row_group_filter(
 
     def build(node: ex.Expression) -> RowGroupTest:
         if isinstance(node, ex.And):
-            left, right = build(node.left), build(node.right)
-            return lambda g: left(g) and right(g)
+            every = [build(o) for o in node.operands]
+            return lambda g: all(test(g) for test in every)
         if isinstance(node, ex.Or):
-            left, right = build(node.left), build(node.right)
-            return lambda g: left(g) or right(g)
+            some = [build(o) for o in node.operands]
+            return lambda g: any(test(g) for test in some)
         if isinstance(node, ex.AlwaysFalse):
             return lambda g: False
         if not isinstance(node, ex.UnboundPredicate):

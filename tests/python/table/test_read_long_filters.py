@@ -15,9 +15,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from frazil import Schema
 from frazil import expressions as ex
+from frazil import types as t
 from frazil.catalog.memory import InMemoryCatalog
 from frazil.errors import ExpressionSyntaxError, ValidationError
+from frazil.table._row_filter import _as_sets, compile_filter
 from frazil.table.scan import file_scan_task_from_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -282,3 +285,29 @@ def test_deeply_nested_expression_is_a_clear_error(table: Any) -> None:
         table.scan(
             row_filter=functools.reduce(lambda e, _: ex.Not(e), range(N), ex.EqualTo("id", 1))
         )
+
+
+def test_equalities_on_one_column_join_into_one_set_test() -> None:
+    """The reader tests ``x = 1 OR x = 2 ...`` as one ``x IN (...)`` (and ``!=`` chains as
+    NOT IN), with the rows each comparison alone gives: nulls, NaN and signed zeros."""
+    schema = Schema(t.optional(1, "f", t.DoubleType()), t.optional(2, "n", t.LongType()))
+    data = {
+        1: pa.array([-0.0, 0.0, float("nan"), None, 1.5, 2.0]),
+        2: pa.array([1, None, 3, 4, 5, 6], pa.int64()),
+    }
+
+    def rows(e: ex.Expression) -> list[int]:
+        compiled = compile_filter(e, schema)
+        mask = compiled.evaluate([data[c.field_id] for c in compiled.columns])
+        return [i for i, keep in enumerate(mask.to_pylist()) if keep]
+
+    keys = ex.Or(*[ex.EqualTo("f", v) for v in (0.0, 1.5, 7.0)], ex.IsNull("n"))
+    assert _as_sets(keys) == [ex.In("f", [0.0, 1.5, 7.0]), ex.IsNull("n")]
+    assert rows(keys) == [1, 4]  # f = 0.0 is not -0.0 (row 1 also has n IS NULL)
+    nots = ex.And(ex.NotEqualTo("f", -0.0), ex.NotIn("f", [2.0]), ex.NotEqualTo("n", 3))
+    assert _as_sets(nots) == [ex.NotIn("f", [-0.0, 2.0]), ex.NotEqualTo("n", 3)]
+    assert rows(nots) == [1, 3, 4]  # NaN and null are != every value; n = 3 drops row 2
+    # Values of different kinds (an unbound filter) stay separate tests.
+    mixed = ex.Or(ex.EqualTo("f", 2), ex.EqualTo("f", 1.5))
+    assert _as_sets(mixed) == list(mixed.operands)
+    assert rows(mixed) == [4, 5]

@@ -62,7 +62,7 @@ MAX_DEPTH = 100
 """How deep an expression may nest, counted as Iceberg's expression JSON writes it (binary AND
 and OR nodes, balanced): NOT is one level, an AND or OR of n operands ceil(log2 n) levels above
 its deepest operand. A flat chain of any length fits (10,000 terms take 14 levels); nesting
-(parentheses, NOT NOT ..., AND under OR under AND ...) deeper than this is refused with a
+(NOT NOT ..., AND within OR within AND ...) deeper than this is refused with a
 :class:`~frazil.errors.ValidationError`, as every reader of the JSON (Java's, Rust's, Python's)
 recurses once per level."""
 
@@ -75,8 +75,8 @@ def _levels(count: int) -> int:
 def _too_deep(what: str, depth: int) -> ValidationError:
     return ValidationError(
         f"{what}: the expression is nested too deeply ({depth} levels; at most {MAX_DEPTH}: NOT "
-        f"and each level of parentheses count one, an AND or OR chain of n terms log2(n), so "
-        f"that a flat chain of any length fits)"
+        f"counts one level, an AND or OR of n terms log2(n) levels (rounded up) above its "
+        f"deepest term, so that a flat chain of any length fits)"
     )
 
 

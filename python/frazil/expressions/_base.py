@@ -298,6 +298,7 @@ class _Junction(Expression):
     """
 
     __slots__ = ("_depth", "_hash", "_inner", "_items", "_prefix", "_size", "_tail")
+    __match_args__ = ("left", "right")  # `case And(left, right)`, as for pyiceberg's
     _word: ClassVar[str]
     _prefix: _Junction | None  # the same-kind left operand whose operands come first
     _tail: tuple[Expression, ...]  # the operands after the prefix's

@@ -129,6 +129,9 @@ def test_folded_chains_are_flat() -> None:
     a, b, c = EqualTo("a", 1), EqualTo("a", 2), EqualTo("a", 3)
     assert And(a, b, c).left == And(a, b) and And(a, b, c).right == c
     assert And(a, b) == And(And(a, b).left, And(a, b).right)
+    match Or(a, b, c):
+        case Or(left, right):
+            assert (left, right) == (Or(a, b), c)
     assert len(flat.left.operands) == len(flat.right.operands) == N // 2  # type: ignore[attr-defined]
     with pytest.raises(AttributeError):
         flat.left = a  # type: ignore[misc]

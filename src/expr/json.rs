@@ -60,18 +60,8 @@ pub fn from_json(json: &Value) -> Result<Unbound> {
                 None => Err(bad("a literal expression needs a boolean value", json)),
             }
         }
-        "and" => {
-            return Ok(Expr::And(
-                Box::new(child("left")?),
-                Box::new(child("right")?),
-            ))
-        }
-        "or" => {
-            return Ok(Expr::Or(
-                Box::new(child("left")?),
-                Box::new(child("right")?),
-            ))
-        }
+        "and" => return Ok(joined(child("left")?, child("right")?, true)),
+        "or" => return Ok(joined(child("left")?, child("right")?, false)),
         "not" => return Ok(Expr::Not(Box::new(child("child")?))),
         _ => {}
     }
@@ -103,11 +93,84 @@ pub fn from_json(json: &Value) -> Result<Unbound> {
     Ok(Expr::Predicate(UnboundPredicate { op, term, literals }))
 }
 
+/// `left AND right` (or OR): binary in JSON, n-ary in memory, so a chain
+/// however it was nested (Java writes `a AND b AND c` left-deep, frazil
+/// balanced) becomes one node. Constants are kept as written (binding folds
+/// them), so that the unbound expression reads back as it was written.
+fn joined(left: Unbound, right: Unbound, and: bool) -> Unbound {
+    let mut items = match left {
+        Expr::And(items) if and => items,
+        Expr::Or(items) if !and => items,
+        other => vec![other],
+    };
+    match right {
+        Expr::And(more) if and => items.extend(more),
+        Expr::Or(more) if !and => items.extend(more),
+        other => items.push(other),
+    }
+    if and {
+        Expr::And(items)
+    } else {
+        Expr::Or(items)
+    }
+}
+
+/// How deep expression JSON may nest (objects and arrays), below serde_json's
+/// own limit (128) so that a deeper text gets this error rather than a
+/// parse error. frazil writes an AND or OR chain of n operands as a
+/// balanced tree, ceil(log2 n) levels, so only nesting (parentheses, NOT,
+/// AND under OR under AND ...) comes near it; the Python model refuses
+/// expressions deeper than 100 levels before they get here.
+pub const MAX_JSON_DEPTH: usize = 120;
+
 /// Parses expression JSON text.
 pub fn parse(text: &str) -> Result<Unbound> {
+    check_depth(text, MAX_JSON_DEPTH, "the expression")?;
     let json: Value = serde_json::from_str(text)
         .map_err(|e| Error::Validation(format!("expression is not valid JSON: {e}")))?;
     from_json(&json)
+}
+
+/// The deepest nesting of objects and arrays in JSON `text`, found without
+/// recursion (strings skipped); the text need not be valid JSON.
+pub fn json_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut in_string = false;
+    let mut escaped = false;
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Refuses JSON text nested deeper than `limit`, naming `what` and the limit.
+pub fn check_depth(text: &str, limit: usize, what: &str) -> Result<()> {
+    let depth = json_depth(text);
+    if depth > limit {
+        return Err(Error::Validation(format!(
+            "{what} is nested too deeply: its JSON nests {depth} levels, at most {limit} are \
+             supported (an AND or OR chain of n terms takes log2(n) levels when written as a \
+             balanced tree, as frazil writes it; parentheses and NOT one level each)"
+        )));
+    }
+    Ok(())
 }
 
 fn term_from_json(json: &Value) -> Result<UnboundTerm> {
@@ -299,18 +362,31 @@ fn tree_json<P>(expr: &Expr<P>, predicate: &dyn Fn(&P) -> Value) -> Value {
     match expr {
         Expr::True => Value::Bool(true),
         Expr::False => Value::Bool(false),
-        Expr::And(a, b) => json!({
-            "type": "and",
-            "left": tree_json(a, predicate),
-            "right": tree_json(b, predicate),
-        }),
-        Expr::Or(a, b) => json!({
-            "type": "or",
-            "left": tree_json(a, predicate),
-            "right": tree_json(b, predicate),
-        }),
+        Expr::And(items) => balanced_json("and", items, predicate),
+        Expr::Or(items) => balanced_json("or", items, predicate),
         Expr::Not(a) => json!({"type": "not", "child": tree_json(a, predicate)}),
         Expr::Predicate(p) => predicate(p),
+    }
+}
+
+/// An n-ary AND or OR as the binary nodes of Java's expression JSON, in a
+/// balanced tree (ceil(log2 n) levels, so that Java's recursive parser and
+/// evaluators, and every JSON reader's depth limit, take chains of any
+/// length): the left half holds the first ceil(n/2) operands, so that three
+/// are `(a AND b) AND c`, as Java nests them. The Python model splits the
+/// same way (`frazil.expressions._base`).
+fn balanced_json<P>(kind: &str, items: &[Expr<P>], predicate: &dyn Fn(&P) -> Value) -> Value {
+    match items {
+        [] => Value::Bool(kind == "and"),
+        [one] => tree_json(one, predicate),
+        _ => {
+            let (left, right) = items.split_at(items.len().div_ceil(2));
+            json!({
+                "type": kind,
+                "left": balanced_json(kind, left, predicate),
+                "right": balanced_json(kind, right, predicate),
+            })
+        }
     }
 }
 
@@ -390,6 +466,88 @@ mod tests {
             bind(&from_json(&written).unwrap(), &schema, true).unwrap(),
             bound
         );
+    }
+
+    /// How deep `json` nests objects and arrays.
+    fn depth(json: &Value) -> usize {
+        match json {
+            Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
+            Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn lt(i: i64) -> Unbound {
+        Expr::Predicate(UnboundPredicate {
+            op: Op::Lt,
+            term: UnboundTerm::Reference("id".into()),
+            literals: vec![UnboundLiteral::Int(i128::from(i))],
+        })
+    }
+
+    #[test]
+    fn long_chains_read_flat_and_write_balanced() {
+        let terms: Vec<Unbound> = (0..10_000).map(lt).collect();
+        let chain = Expr::all(terms.clone());
+        let Expr::And(items) = &chain else {
+            panic!("not an AND: {chain}")
+        };
+        assert_eq!(items.len(), 10_000);
+        // Java's binary form, balanced: ceil(log2 10,000) = 14 levels over the predicates.
+        let written = unbound_to_json(&chain);
+        assert_eq!(depth(&written), 14 + 1);
+        assert_eq!(written["left"]["left"]["type"], "and");
+        assert_eq!(parse(&written.to_string()).unwrap(), chain);
+        // Three operands nest as Java nests them: (a AND b) AND c.
+        let three = unbound_to_json(&Expr::any(terms[..3].to_vec()));
+        assert_eq!(three["left"]["type"], "or");
+        assert_eq!(three["right"]["value"], 2);
+        // A left-deep chain (how Java writes `a AND b AND c`) reads as one
+        // node, however it was nested, and is written balanced.
+        let mut left_deep = unbound_to_json(&terms[0]);
+        for term in &terms[1..100] {
+            left_deep = json!({"type": "and", "left": left_deep, "right": unbound_to_json(term)});
+        }
+        let read = parse(&left_deep.to_string()).unwrap();
+        assert_eq!(read, Expr::all(terms[..100].to_vec()));
+        assert_eq!(depth(&unbound_to_json(&read)), 7 + 1);
+        // Binding keeps the chain flat (and bound JSON balanced).
+        let schema = Schema::parse(SCHEMA).unwrap();
+        let bound = bind(&chain, &schema, true).unwrap();
+        assert!(matches!(&bound, Expr::And(items) if items.len() == 10_000));
+        assert_eq!(depth(&to_json(&bound)), 14 + 1);
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_refused_with_it() {
+        let nested = |levels: usize| {
+            format!(
+                "{}{}{}",
+                r#"{"type":"not","child":"#.repeat(levels),
+                r#"{"type":"is-null","term":"s"}"#,
+                "}".repeat(levels)
+            )
+        };
+        // The deepest accepted: its JSON nests MAX_JSON_DEPTH levels.
+        let deepest = parse(&nested(MAX_JSON_DEPTH - 1)).unwrap();
+        assert_eq!(
+            unbound_to_json(&deepest),
+            parse_json(&nested(MAX_JSON_DEPTH - 1))
+        );
+        for levels in [MAX_JSON_DEPTH, 10_000, 1_000_000] {
+            let error = parse(&nested(levels)).unwrap_err().to_string();
+            assert!(
+                error.contains("nested too deeply") && error.contains("at most 120"),
+                "{error}"
+            );
+            assert!(!error.contains("not valid JSON"), "{error}");
+        }
+        // Brackets inside strings are text, not nesting.
+        assert_eq!(json_depth(r#"{"a":"{{{[[[\"{{"}"#), 1);
+    }
+
+    fn parse_json(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
     }
 
     #[test]

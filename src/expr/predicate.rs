@@ -124,12 +124,20 @@ impl Op {
 }
 
 /// An expression over predicates of type `P`.
+///
+/// AND and OR are n-ary: a chain of any length (`a AND b AND ... AND z`,
+/// thousands of terms in generated filters) is one node, so that every
+/// visitor recurses only as deep as the expression nests, never as long as
+/// it is. The constructors ([`Expr::and`], [`Expr::all`], ...) keep the
+/// form canonical: two or more operands, none a constant or a node of the
+/// same kind (they are spliced in). Java's expression JSON, which is binary,
+/// is written as a balanced tree (`json::to_json`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr<P> {
     True,
     False,
-    And(Box<Expr<P>>, Box<Expr<P>>),
-    Or(Box<Expr<P>>, Box<Expr<P>>),
+    And(Vec<Expr<P>>),
+    Or(Vec<Expr<P>>),
     Not(Box<Expr<P>>),
     Predicate(P),
 }
@@ -137,19 +145,56 @@ pub enum Expr<P> {
 impl<P> Expr<P> {
     /// `a AND b`, simplified when either side is a constant.
     pub fn and(a: Expr<P>, b: Expr<P>) -> Expr<P> {
-        match (a, b) {
-            (Expr::False, _) | (_, Expr::False) => Expr::False,
-            (Expr::True, x) | (x, Expr::True) => x,
-            (a, b) => Expr::And(Box::new(a), Box::new(b)),
-        }
+        Self::all([a, b])
     }
 
     /// `a OR b`, simplified when either side is a constant.
     pub fn or(a: Expr<P>, b: Expr<P>) -> Expr<P> {
-        match (a, b) {
-            (Expr::True, _) | (_, Expr::True) => Expr::True,
-            (Expr::False, x) | (x, Expr::False) => x,
-            (a, b) => Expr::Or(Box::new(a), Box::new(b)),
+        Self::any([a, b])
+    }
+
+    /// The AND of `operands`: nested ANDs spliced in, TRUE dropped, FALSE
+    /// if any is; TRUE when none is left.
+    pub fn all(operands: impl IntoIterator<Item = Expr<P>>) -> Expr<P> {
+        Self::junction(operands, true)
+    }
+
+    /// The OR of `operands`: nested ORs spliced in, FALSE dropped, TRUE if
+    /// any is; FALSE when none is left.
+    pub fn any(operands: impl IntoIterator<Item = Expr<P>>) -> Expr<P> {
+        Self::junction(operands, false)
+    }
+
+    fn junction(operands: impl IntoIterator<Item = Expr<P>>, and: bool) -> Expr<P> {
+        let mut out: Vec<Expr<P>> = Vec::new();
+        for operand in operands {
+            match (operand, and) {
+                (Expr::False, true) => return Expr::False,
+                (Expr::True, false) => return Expr::True,
+                (Expr::True, true) | (Expr::False, false) => {}
+                (Expr::And(items), true) | (Expr::Or(items), false) => {
+                    // Folding a chain one operand at a time (`and(acc, x)`)
+                    // takes the accumulated vector over rather than copying it.
+                    if out.is_empty() {
+                        out = items;
+                    } else {
+                        out.extend(items);
+                    }
+                }
+                (other, _) => out.push(other),
+            }
+        }
+        match out.len() {
+            0 => {
+                if and {
+                    Expr::True
+                } else {
+                    Expr::False
+                }
+            }
+            1 => out.pop().expect("one operand"),
+            _ if and => Expr::And(out),
+            _ => Expr::Or(out),
         }
     }
 
@@ -163,7 +208,9 @@ impl<P> Expr<P> {
         }
     }
 
-    /// The same tree with every predicate mapped (and simplified).
+    /// The same tree with every predicate mapped (and simplified). `f` sees
+    /// every predicate, left to right, even where a constant decides the
+    /// result.
     pub fn try_map<Q, E>(
         &self,
         f: &mut impl FnMut(&P) -> Result<Expr<Q>, E>,
@@ -171,8 +218,18 @@ impl<P> Expr<P> {
         Ok(match self {
             Expr::True => Expr::True,
             Expr::False => Expr::False,
-            Expr::And(a, b) => Expr::and(a.try_map(f)?, b.try_map(f)?),
-            Expr::Or(a, b) => Expr::or(a.try_map(f)?, b.try_map(f)?),
+            Expr::And(items) => Expr::all(
+                items
+                    .iter()
+                    .map(|e| e.try_map(f))
+                    .collect::<Result<Vec<_>, E>>()?,
+            ),
+            Expr::Or(items) => Expr::any(
+                items
+                    .iter()
+                    .map(|e| e.try_map(f))
+                    .collect::<Result<Vec<_>, E>>()?,
+            ),
             Expr::Not(a) => Expr::negation(a.try_map(f)?),
             Expr::Predicate(p) => f(p)?,
         })
@@ -182,9 +239,10 @@ impl<P> Expr<P> {
     pub fn predicates(&self) -> Vec<&P> {
         fn walk<'a, P>(e: &'a Expr<P>, out: &mut Vec<&'a P>) {
             match e {
-                Expr::And(a, b) | Expr::Or(a, b) => {
-                    walk(a, out);
-                    walk(b, out);
+                Expr::And(items) | Expr::Or(items) => {
+                    for item in items {
+                        walk(item, out);
+                    }
                 }
                 Expr::Not(a) => walk(a, out),
                 Expr::Predicate(p) => out.push(p),
@@ -395,8 +453,21 @@ impl<P: fmt::Display> fmt::Display for Expr<P> {
         match self {
             Expr::True => f.write_str("TRUE"),
             Expr::False => f.write_str("FALSE"),
-            Expr::And(a, b) => write!(f, "({a} AND {b})"),
-            Expr::Or(a, b) => write!(f, "({a} OR {b})"),
+            Expr::And(items) | Expr::Or(items) => {
+                let word = if matches!(self, Expr::And(_)) {
+                    " AND "
+                } else {
+                    " OR "
+                };
+                f.write_str("(")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(word)?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str(")")
+            }
             Expr::Not(a) => write!(f, "NOT {a}"),
             Expr::Predicate(p) => p.fmt(f),
         }

@@ -167,6 +167,31 @@ def test_frazil_tasks_read_in_java(
         check_in_java(java, task)
 
 
+# Long filters (issue 22): 2,000 terms joined by OR (a key list), by AND, and mixed; frazil
+# writes each chain as a balanced tree of Java's binary nodes, which Java parses and evaluates.
+LONG_FILTERS = [
+    " OR ".join(f"n = {k}" for k in range(2000)),
+    " AND ".join(f"n != {k}" for k in range(1000, 3000)),
+    " OR ".join(f"i = {k % 50} AND s >= 'k{k}'" for k in range(1000)),
+]
+
+
+@settings(
+    max_examples=3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(specs=st.lists(tt.files(), min_size=1, max_size=2), row_filter=st.sampled_from(LONG_FILTERS))
+def test_long_filter_residuals_read_in_java(
+    java: Any, specs: list[dict[str, Any]], row_filter: str
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        table = tt.write_table(Path(tmp) / "t", _finite(specs))
+        tasks = list(table.scan(row_filter=row_filter).plan_files())
+    for task in tasks:
+        check_in_java(java, task)
+
+
 def test_global_equality_deletes_java_cannot_read(java: Any, tmp_path: Path) -> None:
     """The one thing frazil writes that Java refuses, and why it is Java's limit."""
     spec = {

@@ -9,8 +9,12 @@ Three ways to write the same filter::
     parse("id < 5 AND name = 'a'")
 
 Expressions are immutable and hashable; ``str(e)`` is the text form (``parse(str(e)) == e``)
-and ``e.to_json()`` Java's expression JSON (:func:`from_json` reads it back). Literals are
-plain Python values (see :mod:`frazil.expressions._literals` for the accepted types).
+and ``e.to_json()`` Java's expression JSON (:func:`from_json` reads it back). AND and OR are
+n-ary and flat (``And(a, And(b, c)) == And(a, b, c)``), so that chains of thousands of terms
+(generated filters: key lists, upserts) build, bind, plan and read like short ones; the JSON
+writes them as balanced binary nodes. Nesting is limited to :data:`MAX_DEPTH` levels.
+Literals are plain Python values (see :mod:`frazil.expressions._literals` for the accepted
+types).
 
 :func:`bind` resolves an expression against a schema in frazil's Rust core, as Java's binder
 does: names become columns (case-insensitively on request), literals are converted to the
@@ -28,6 +32,7 @@ import json
 
 from frazil import _native
 from frazil.expressions._base import (
+    MAX_DEPTH,
     AlwaysFalse,
     AlwaysTrue,
     And,
@@ -64,6 +69,7 @@ from frazil.expressions.parser import parse
 from frazil.schema import Schema
 
 __all__ = [
+    "MAX_DEPTH",
     "AlwaysFalse",
     "AlwaysTrue",
     "And",

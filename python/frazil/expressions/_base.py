@@ -7,8 +7,9 @@ constructor call (``EqualTo('id', 5)``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import FrozenInstanceError, dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from frazil import _native
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from frazil.expressions.builder import Column
 
 __all__ = [
+    "MAX_DEPTH",
     "AlwaysFalse",
     "AlwaysTrue",
     "And",
@@ -56,10 +58,35 @@ __all__ = [
 ]
 
 
+MAX_DEPTH = 100
+"""How deep an expression may nest, counted as Iceberg's expression JSON writes it (binary AND
+and OR nodes, balanced): NOT is one level, an AND or OR of n operands ceil(log2 n) levels above
+its deepest operand. A flat chain of any length fits (10,000 terms take 14 levels); nesting
+(NOT NOT ..., AND within OR within AND ...) deeper than this is refused with a
+:class:`~frazil.errors.ValidationError`, as every reader of the JSON (Java's, Rust's, Python's)
+recurses once per level."""
+
+
+def _levels(count: int) -> int:
+    """ceil(log2 count): the levels of a balanced binary tree over ``count`` operands."""
+    return (count - 1).bit_length()
+
+
+def _too_deep(what: str, depth: int) -> ValidationError:
+    return ValidationError(
+        f"{what}: the expression is nested too deeply ({depth} levels; at most {MAX_DEPTH}: NOT "
+        f"counts one level, an AND or OR of n terms log2(n) levels (rounded up) above its "
+        f"deepest term, so that a flat chain of any length fits)"
+    )
+
+
 class Expression:
     """A filter expression. Combine with ``&`` (and), ``|`` (or) and ``~`` (not)."""
 
     __slots__ = ()
+
+    _depth: ClassVar[int] = 0
+    """How deep the expression nests (see :data:`MAX_DEPTH`): 0 for a predicate or constant."""
 
     def __and__(self, other: object) -> Expression:
         if not isinstance(other, Expression):
@@ -259,58 +286,151 @@ def _operand(child: Expression, minimum: int) -> str:
     return f"({text})" if child._precedence() < minimum else text
 
 
-@dataclass(frozen=True, init=False, repr=False)
-class And(Expression):
-    """``left AND right``; ``And(a, b, c)`` is ``And(And(a, b), c)``, as ``a AND b AND c``
-    parses."""
+class _Junction(Expression):
+    """An AND or OR of two or more operands, kept flat: an operand of the same kind is spliced
+    in, so that ``And(And(a, b), c)``, ``And(a, And(b, c))`` and ``And(a, b, c)`` are one node
+    with operands ``(a, b, c)`` and are equal. A chain of any length is one node, and every walk
+    over the tree recurses only as deep as it nests (:data:`MAX_DEPTH`).
 
-    left: Expression
-    right: Expression
+    Folding a chain one operand at a time (``functools.reduce(And, terms)``, ``a & b & c``)
+    costs linear time: a node made from an AND on its left keeps a reference to it and
+    gathers the operands once, when first asked.
+    """
+
+    __slots__ = ("_depth", "_hash", "_inner", "_items", "_prefix", "_size", "_tail")
+    __match_args__ = ("left", "right")  # `case And(left, right)`, as for pyiceberg's
+    _word: ClassVar[str]
+    _prefix: _Junction | None  # the same-kind left operand whose operands come first
+    _tail: tuple[Expression, ...]  # the operands after the prefix's
+    _size: int
+    _inner: int  # the depth of the deepest operand
+    _items: tuple[Expression, ...] | None  # every operand, once gathered
+    _hash: int | None
 
     def __init__(self, left: Expression, right: Expression, *rest: Expression) -> None:
-        left = _check_child(left, "And")
-        right = _check_child(right, "And")
-        for more in rest:
-            left = And(left, right)
-            right = _check_child(more, "And")
-        object.__setattr__(self, "left", left)
-        object.__setattr__(self, "right", right)
+        cls = self.__class__
+        prefix: _Junction | None = None
+        tail: list[Expression] = []
+        inner = 0
+        for i, operand in enumerate((left, right, *rest)):
+            operand = _check_child(operand, cls.__name__)
+            if operand.__class__ is cls:
+                assert isinstance(operand, _Junction)
+                if i == 0:
+                    prefix = operand
+                else:
+                    tail.extend(operand.operands)
+                inner = max(inner, operand._inner)
+            else:
+                tail.append(operand)
+                inner = max(inner, operand._depth)
+        self._init(prefix, tuple(tail), inner)
+
+    def _init(self, prefix: _Junction | None, tail: tuple[Expression, ...], inner: int) -> None:
+        size = len(tail) + (0 if prefix is None else prefix._size)
+        depth = inner + _levels(size)
+        if depth > MAX_DEPTH:
+            raise _too_deep(self.__class__.__name__, depth)
+        for name, value in (
+            ("_prefix", prefix),
+            ("_tail", tail),
+            ("_size", size),
+            ("_inner", inner),
+            ("_depth", depth),
+            ("_items", tail if prefix is None else None),
+            ("_hash", None),
+        ):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def _of(cls, operands: Sequence[Expression]) -> Expression:
+        """The node over ``operands`` (none of this kind), or the only one."""
+        if len(operands) == 1:
+            return operands[0]
+        node = cls.__new__(cls)
+        node._init(None, tuple(operands), max(o._depth for o in operands))
+        return node
+
+    @property
+    def operands(self) -> tuple[Expression, ...]:
+        """The operands, left to right (two or more, none of this node's kind)."""
+        items = self._items
+        if items is None:
+            # Gathered without recursion along the chain of prefixes. Nothing is ever unset,
+            # so threads that race here compute the same tuple.
+            tails = []
+            node: _Junction = self
+            while node._items is None:
+                tails.append(node._tail)
+                assert node._prefix is not None
+                node = node._prefix
+            tails.append(node._items)
+            items = tuple(itertools.chain.from_iterable(reversed(tails)))
+            object.__setattr__(self, "_items", items)
+        return items
+
+    @property
+    def left(self) -> Expression:
+        """The first ceil(n/2) operands (the only one, or a node of this kind): the left side
+        of the balanced binary node that Iceberg's JSON writes (pyiceberg's ``left``)."""
+        items = self.operands
+        return self._of(items[: (len(items) + 1) // 2])
+
+    @property
+    def right(self) -> Expression:
+        """The operands after :attr:`left`'s."""
+        items = self.operands
+        return self._of(items[(len(items) + 1) // 2 :])
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, _Junction)
+        return self._size == other._size and self.operands == other.operands
+
+    def __hash__(self) -> int:
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.__class__.__name__, self.operands))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self.__class__, self.operands)
 
     def __repr__(self) -> str:
-        return f"And({self.left!r}, {self.right!r})"
+        return f"{self.__class__.__name__}({', '.join(repr(o) for o in self.operands)})"
+
+    def _text(self) -> str:
+        minimum = self._precedence()
+        return f" {self._word} ".join(_operand(o, minimum) for o in self.operands)
+
+
+class And(_Junction):
+    """``a AND b AND ...``: ``And(a, b, c)`` is ``a AND b AND c``, equal to
+    ``And(And(a, b), c)`` (operands are kept flat, see :attr:`operands`)."""
+
+    __slots__ = ()
+    _word = "AND"
 
     def _precedence(self) -> int:
         return 2
 
-    def _text(self) -> str:
-        # AND is left-associative: a right operand that is itself an AND needs parentheses.
-        return f"{_operand(self.left, 2)} AND {_operand(self.right, 3)}"
 
+class Or(_Junction):
+    """``a OR b OR ...``: ``Or(a, b, c)`` is ``a OR b OR c``, equal to ``Or(Or(a, b), c)``."""
 
-@dataclass(frozen=True, init=False, repr=False)
-class Or(Expression):
-    """``left OR right``; ``Or(a, b, c)`` is ``Or(Or(a, b), c)``."""
-
-    left: Expression
-    right: Expression
-
-    def __init__(self, left: Expression, right: Expression, *rest: Expression) -> None:
-        left = _check_child(left, "Or")
-        right = _check_child(right, "Or")
-        for more in rest:
-            left = Or(left, right)
-            right = _check_child(more, "Or")
-        object.__setattr__(self, "left", left)
-        object.__setattr__(self, "right", right)
-
-    def __repr__(self) -> str:
-        return f"Or({self.left!r}, {self.right!r})"
+    __slots__ = ()
+    _word = "OR"
 
     def _precedence(self) -> int:
         return 1
-
-    def _text(self) -> str:
-        return f"{_operand(self.left, 1)} OR {_operand(self.right, 2)}"
 
 
 @dataclass(frozen=True, repr=False)
@@ -321,6 +441,10 @@ class Not(Expression):
 
     def __post_init__(self) -> None:
         _check_child(self.child, "Not")
+        depth = self.child._depth + 1
+        if depth > MAX_DEPTH:
+            raise _too_deep("Not", depth)
+        object.__setattr__(self, "_depth", depth)
 
     def __invert__(self) -> Expression:
         return self.child

@@ -29,6 +29,7 @@ from typing import Any
 from frazil import _native, values
 from frazil.errors import UnknownFieldError, ValidationError
 from frazil.expressions._base import (
+    MAX_DEPTH,
     AlwaysFalse,
     AlwaysTrue,
     And,
@@ -65,6 +66,7 @@ __all__ = ["expression_to_json", "from_json"]
 
 _LONG_MIN = -(2**63)
 _LONG_MAX = 2**63 - 1
+_INT_BOUNDS = {"int": (-(2**31), 2**31 - 1), "long": (_LONG_MIN, _LONG_MAX)}
 _EPOCH_DATE = _dt.date(1970, 1, 1)
 _EPOCH = _dt.datetime(1970, 1, 1)
 _EPOCH_UTC = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
@@ -130,11 +132,7 @@ def expression_to_json(expression: Expression) -> Any:
     if isinstance(expression, AlwaysFalse):
         return False
     if isinstance(expression, And | Or):
-        return {
-            "type": "and" if isinstance(expression, And) else "or",
-            "left": expression_to_json(expression.left),
-            "right": expression_to_json(expression.right),
-        }
+        return _balanced_json("and" if isinstance(expression, And) else "or", expression.operands)
     if isinstance(expression, Not):
         return {"type": "not", "child": expression_to_json(expression.child)}
     if isinstance(expression, UnboundPredicate):
@@ -148,6 +146,21 @@ def expression_to_json(expression: Expression) -> Any:
             out["values"] = [literal_to_json(v) for v in expression._sorted()]
         return out
     raise ValidationError(f"not an expression: {expression!r}")  # pragma: no cover
+
+
+def _balanced_json(kind: str, operands: tuple[Expression, ...]) -> Any:
+    """An AND or OR of ``operands`` as Java's binary nodes, in a balanced tree (ceil(log2 n)
+    levels, so that Java's recursive parser and every JSON reader's depth limit take chains of
+    any length), the first ceil(n/2) operands on the left (``left`` of the node, and
+    ``src/expr/json.rs``): three are ``(a AND b) AND c``, as Java nests them."""
+
+    def tree(start: int, stop: int) -> Any:
+        if stop - start == 1:
+            return expression_to_json(operands[start])
+        middle = start + (stop - start + 1) // 2
+        return {"type": kind, "left": tree(start, middle), "right": tree(middle, stop)}
+
+    return tree(0, len(operands))
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -248,6 +261,13 @@ class _Reader:
             if not isinstance(node, str):
                 raise _bad(f"a {type_text} value must be a string", node)
             return node
+        # The commonest key types read directly (a residual of a long filter holds thousands
+        # of values); anything else, or out of range, takes the general path and its errors.
+        if node.__class__ is str and type_text == "string":
+            return node
+        bounds = _INT_BOUNDS.get(type_text)
+        if bounds is not None and node.__class__ is int and bounds[0] <= node <= bounds[1]:
+            return node
         converted: LiteralValue = values.from_json(type_text, node)
         return converted
 
@@ -268,6 +288,28 @@ class _Reader:
                 return Transform(transform, name)
             raise _bad("unknown term type", node)
         raise _bad("a term is a name or an object", node)
+
+    def chain(self, node: dict[str, Any], kind: str) -> Expression:
+        """An AND or OR node and the nodes of its kind beneath it, however deep (Java writes
+        ``a AND b AND c`` left-deep), as one flat node: its operands are gathered with an
+        explicit stack, so only the nesting of other kinds recurses."""
+        operands: list[Expression] = []
+        pending: list[Any] = [node]
+        while pending:
+            item = pending.pop()
+            if (
+                isinstance(item, dict)
+                and isinstance(item.get("type"), str)
+                and item["type"].lower() == kind
+            ):
+                for key in ("right", "left"):  # popped left first
+                    if key not in item:
+                        raise _bad(f"missing {key!r}", item)
+                    pending.append(item[key])
+            else:
+                operands.append(self.expression(item))
+        cls = And if kind == "and" else Or
+        return cls(*operands)
 
     def expression(self, node: Any) -> Expression:
         if isinstance(node, bool):
@@ -292,10 +334,8 @@ class _Reader:
             if not isinstance(node.get("value"), bool):
                 raise _bad("a literal expression needs a boolean value", node)
             return AlwaysTrue() if node["value"] else AlwaysFalse()
-        if kind == "and":
-            return And(child("left"), child("right"))
-        if kind == "or":
-            return Or(child("left"), child("right"))
+        if kind in ("and", "or"):
+            return self.chain(node, kind)
         if kind == "not":
             return Not(child("child"))
         cls = _CLASSES.get(kind.replace("_", "-"))
@@ -333,14 +373,19 @@ def from_json(
     values. Values of ``timestamp_ns`` / ``timestamptz_ns`` columns stay their ISO text, as
     Python's datetime has no nanoseconds.
     """
-    if isinstance(node, str | bytes | bytearray):
-        try:
-            node = json.loads(node)
-        except ValueError as e:
-            raise ValidationError(f"expression is not valid JSON: {e}") from None
     if schema is not None and not isinstance(schema, Schema):
         raise ValidationError(f"schema must be a frazil.Schema, got {schema!r}")
     try:
+        if isinstance(node, str | bytes | bytearray):
+            try:
+                node = json.loads(node)
+            except ValueError as e:
+                raise ValidationError(f"expression is not valid JSON: {e}") from None
         return _Reader(schema, case_sensitive).expression(node)
     except RecursionError:
-        raise ValidationError("expression JSON is nested too deeply") from None
+        # Python's JSON reader and this one recurse per level: JSON nested deeper than the
+        # interpreter's stack allows (an expression within MAX_DEPTH never is).
+        raise ValidationError(
+            f"expression JSON is nested too deeply: an expression nests at most {MAX_DEPTH} "
+            f"levels (an AND or OR chain of n terms written as a balanced tree takes log2(n))"
+        ) from None

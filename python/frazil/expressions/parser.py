@@ -36,7 +36,10 @@ wildcard is equality (``LIKE 'abc'`` is ``= 'abc'``, as in SQL); ``_`` anywhere,
 than at the end, is refused (use ``STARTS WITH 'a_b'`` for a prefix holding ``_`` or ``%``).
 
 A syntax error raises :class:`frazil.errors.ExpressionSyntaxError`, naming the 1-based
-character position and what was expected.
+character position and what was expected. A chain of terms joined by AND or OR may be of any
+length (it becomes one flat node); NOT, and AND and OR within one another, nest at most
+:data:`~frazil.expressions.MAX_DEPTH` (100) levels deep, parentheses at most
+:data:`MAX_PARENTHESES` (1,000).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import NoReturn
 
-from frazil.errors import ExpressionSyntaxError, FrazilError
+from frazil.errors import ExpressionSyntaxError, FrazilError, ValidationError
 from frazil.expressions._base import (
     AlwaysFalse,
     AlwaysTrue,
@@ -75,7 +78,7 @@ from frazil.expressions._base import (
 )
 from frazil.expressions._literals import TYPED_LITERALS, LiteralValue, parse_typed
 
-__all__ = ["parse"]
+__all__ = ["MAX_PARENTHESES", "parse"]
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,47 @@ def _number(text: str) -> LiteralValue:
     return as_float if Decimal(repr(as_float)) == exact else exact
 
 
+MAX_PARENTHESES = 1000
+"""How deep parentheses may nest in the text form (nesting of NOT, AND and OR is limited by
+:data:`~frazil.expressions.MAX_DEPTH`)."""
+
+
+class _Group:
+    """The filter, or one parenthesized part of it, while it is read: the operands of its OR
+    so far, those of the AND being read, and the NOTs before the next operand."""
+
+    def __init__(self, open_: _Token | None) -> None:
+        self.open = open_  # the '(' (None for the whole filter)
+        self.ors: list[Expression] = []
+        self.ands: list[Expression] = []
+        self.nots: list[_Token] = []
+
+    def operand(self, operand: Expression) -> None:
+        for token in reversed(self.nots):
+            try:
+                operand = Not(operand)
+            except ValidationError as e:  # nested too deeply
+                raise _syntax_error(str(e), token.pos) from None
+        self.nots.clear()
+        self.ands.append(operand)
+
+    def next_or(self) -> None:
+        self.ors.append(self._join(And, self.ands))
+        self.ands = []
+
+    def close(self) -> Expression:
+        self.next_or()
+        return self._join(Or, self.ors)
+
+    def _join(self, cls: type[And | Or], operands: list[Expression]) -> Expression:
+        if len(operands) == 1:
+            return operands[0]
+        try:
+            return cls(*operands)
+        except ValidationError as e:  # nested too deeply
+            raise _syntax_error(str(e), 0 if self.open is None else self.open.pos) from None
+
+
 class _Parser:
     def __init__(self, source: str) -> None:
         self.source = source
@@ -230,30 +274,51 @@ class _Parser:
     def parse(self) -> Expression:
         if self.peek().kind == "end":
             raise _syntax_error("expected a filter", 0, "an empty string")
-        expression = self.parse_or()
+        expression = self.parse_boolean()
         if self.peek().kind != "end":
             self.fail("AND, OR or the end of the filter")
         return expression
 
-    def parse_or(self) -> Expression:
-        left = self.parse_and()
-        while self.peek().is_word("OR"):
-            self.advance()
-            left = Or(left, self.parse_and())
-        return left
-
-    def parse_and(self) -> Expression:
-        left = self.parse_not()
-        while self.peek().is_word("AND"):
-            self.advance()
-            left = And(left, self.parse_not())
-        return left
-
-    def parse_not(self) -> Expression:
-        if self.peek().is_word("NOT"):
-            self.advance()
-            return Not(self.parse_not())
-        return self.parse_primary()
+    def parse_boolean(self) -> Expression:
+        """``or := and (OR and)*``, ``and := not (AND not)*``, ``not := NOT not | primary``,
+        ``primary := '(' or ')' | ...``, read in a loop with a stack of open parentheses rather
+        than by recursion: a chain of any length (thousands of terms in generated filters)
+        becomes one flat node, and nesting costs no Python stack. The model refuses nesting
+        beyond MAX_DEPTH (NOT, and AND / OR within one another); parentheses themselves nest
+        at most MAX_PARENTHESES deep."""
+        groups = [_Group(None)]
+        while True:
+            group = groups[-1]
+            while self.peek().is_word("NOT"):
+                group.nots.append(self.advance())
+            token = self.peek()
+            if token.kind == "op" and token.text == "(":
+                self.advance()
+                if len(groups) > MAX_PARENTHESES:
+                    raise _syntax_error(
+                        f"the filter is nested too deeply: parentheses nest at most "
+                        f"{MAX_PARENTHESES} deep",
+                        token.pos,
+                    )
+                groups.append(_Group(token))
+                continue
+            operand = self.parse_primary()
+            while True:  # after an operand: AND, OR, a closing parenthesis or the end
+                group.operand(operand)
+                token = self.peek()
+                if token.is_word("AND"):
+                    self.advance()
+                    break
+                if token.is_word("OR"):
+                    self.advance()
+                    group.next_or()
+                    break
+                if group.open is None:
+                    return group.close()
+                self.expect_op(")", f"')' (to close the '(' at position {group.open.pos + 1})")
+                operand = group.close()
+                groups.pop()
+                group = groups[-1]
 
     def is_comparison(self, token: _Token) -> bool:
         return token.kind == "op" and token.text in _COMPARISONS
@@ -270,12 +335,8 @@ class _Parser:
         return self.peek().text.upper() in TYPED_LITERALS and self.peek(1).kind == "string"
 
     def parse_primary(self) -> Expression:
+        """A predicate, TRUE or FALSE (parentheses are :meth:`parse_boolean`'s)."""
         token = self.peek()
-        if token.kind == "op" and token.text == "(":
-            self.advance()
-            inner = self.parse_or()
-            self.expect_op(")", f"')' (to close the '(' at position {token.pos + 1})")
-            return inner
         if self.starts_value():
             # A literal on the left: `5 < id` is `id > 5`.
             value = self.parse_value()
@@ -471,7 +532,4 @@ def parse(text: str) -> Expression:
     """The expression of a filter in the text form, e.g. ``"id > 5 AND name LIKE 'a%'"``."""
     if not isinstance(text, str):
         raise ExpressionSyntaxError(f"a filter must be a str, got {text.__class__.__name__}")
-    try:
-        return _Parser(text).parse()
-    except RecursionError:
-        raise ExpressionSyntaxError("the filter is nested too deeply") from None
+    return _Parser(text).parse()

@@ -15,6 +15,7 @@ compare.rs), as Java's ``Evaluator`` after ``rewriteNot`` except for null and Na
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -52,21 +53,28 @@ class CompiledFilter:
     always: bool | None
 
 
+def _junction(operands: list[ex.Expression], conjunction: bool) -> ex.Expression:
+    """AND (or OR) of ``operands`` with the constants folded, as ``&`` and ``|`` fold them."""
+    kept: list[ex.Expression] = []
+    for operand in operands:
+        if isinstance(operand, ex.AlwaysFalse if conjunction else ex.AlwaysTrue):
+            return operand
+        if not isinstance(operand, ex.AlwaysTrue if conjunction else ex.AlwaysFalse):
+            kept.append(operand)
+    if not kept:
+        return ex.AlwaysTrue() if conjunction else ex.AlwaysFalse()
+    if len(kept) == 1:
+        return kept[0]
+    return ex.And(*kept) if conjunction else ex.Or(*kept)
+
+
 def pushed_nots(expression: ex.Expression, negated: bool = False) -> ex.Expression:
     if isinstance(expression, ex.Not):
         return pushed_nots(expression.child, not negated)
-    if isinstance(expression, ex.And):
-        left, right = (
-            pushed_nots(expression.left, negated),
-            pushed_nots(expression.right, negated),
-        )
-        return (left | right) if negated else (left & right)
-    if isinstance(expression, ex.Or):
-        left, right = (
-            pushed_nots(expression.left, negated),
-            pushed_nots(expression.right, negated),
-        )
-        return (left & right) if negated else (left | right)
+    if isinstance(expression, ex.And | ex.Or):
+        # NOT (a AND b) is NOT a OR NOT b; recursion only as deep as the expression nests.
+        operands = [pushed_nots(o, negated) for o in expression.operands]
+        return _junction(operands, isinstance(expression, ex.And) != negated)
     if isinstance(expression, ex.AlwaysTrue):
         return ex.AlwaysFalse() if negated else expression
     if isinstance(expression, ex.AlwaysFalse):
@@ -113,11 +121,16 @@ def _compare(op: str, values: pa.Array, value: Any) -> pa.Array:
     return result
 
 
-def _in(values: pa.Array, members: Sequence[Any]) -> pa.Array:
-    """Membership in Iceberg's equality (-0.0 is not +0.0); null where the value is null."""
+def _in(values: pa.Array, members: Sequence[Any], value_sets: dict[Any, pa.Array]) -> pa.Array:
+    """Membership in Iceberg's equality (-0.0 is not +0.0); null where the value is null.
+    ``value_sets`` keeps the members as an array per Arrow type, made at the first batch
+    (a joined key list holds thousands)."""
     zeros = [v for v in members if _is_float(values) and v == 0]
-    others = [v for v in members if not (_is_float(values) and v == 0)]
-    result = pc.is_in(values, value_set=literals(others, values.type))
+    value_set = value_sets.get(values.type)
+    if value_set is None:
+        others = [v for v in members if not (_is_float(values) and v == 0)]
+        value_set = value_sets.setdefault(values.type, literals(others, values.type))
+    result = pc.is_in(values, value_set=value_set)
     result = pc.if_else(pc.is_null(values), literal(None, pa.bool_()), result)
     for zero in zeros:
         result = pc.or_(result, _compare("equal", values, zero))
@@ -171,20 +184,78 @@ def _predicate(predicate: ex.UnboundPredicate, index: int) -> Evaluate:
     if isinstance(predicate, ex.SetPredicate):
         members = list(predicate.values)
         negative = isinstance(predicate, ex.NotIn)
+        value_sets: dict[Any, pa.Array] = {}
 
         def member(cs: Sequence[pa.Array]) -> Mask:
-            found = pc.fill_null(_in(column(cs), members), boolean(False))
+            found = pc.fill_null(_in(column(cs), members, value_sets), boolean(False))
             return pc.invert(found) if negative else found
 
         return member
     raise ValidationError(f"cannot evaluate the predicate {predicate}")
 
 
+def as_sets(node: ex.And | ex.Or) -> list[ex.Expression]:
+    """The operands of ``node``, with its equalities on one term joined into one set test:
+    ``x = 1 OR x = 2 OR x IN (3)`` is ``x IN (1, 2, 3)``, ``x != 1 AND x NOT IN (2)`` is
+    ``x NOT IN (1, 2)`` (the same rows, nulls and NaN included: a null satisfies != and NOT IN,
+    NaN satisfies neither = nor IN), so that a generated key list of thousands of terms is one
+    vectorized test, not thousands."""
+    single, many = (ex.EqualTo, ex.In) if isinstance(node, ex.Or) else (ex.NotEqualTo, ex.NotIn)
+    tests: dict[ex.Term, list[ex.UnboundPredicate]] = {}
+    for operand in node.operands:
+        if operand.__class__ is single or operand.__class__ is many:
+            assert isinstance(operand, ex.UnboundPredicate)
+            tests.setdefault(operand.term, []).append(operand)
+    joined: dict[ex.Term, ex.Expression] = {}
+    for term, group in tests.items():
+        if len(group) < 2:
+            continue
+        values: list[Any] = []
+        for test in group:
+            if isinstance(test, ex.SetPredicate):
+                values.extend(test.values)
+            elif isinstance(test, ex.LiteralPredicate):
+                values.append(test.value)
+        # Only values of one kind join (a bound filter's always are): a set refuses 1 with
+        # 1.0 or True, which an unbound filter may compare one by one.
+        if len({v.__class__ for v in values}) == 1:
+            joined[term] = many(term, values)
+    if not joined:
+        return list(node.operands)
+    out: list[ex.Expression] = []
+    placed: set[ex.Term] = set()
+    for operand in node.operands:
+        if operand.__class__ is single or operand.__class__ is many:
+            assert isinstance(operand, ex.UnboundPredicate)
+            if operand.term in joined:
+                if operand.term not in placed:  # the term's first test stands for all of them
+                    placed.add(operand.term)
+                    out.append(joined[operand.term])
+                continue
+        out.append(operand)
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def prepared(expression: ex.Expression) -> ex.Expression:
+    """``expression`` with NOT pushed into the predicates and its equalities joined into set
+    tests (:func:`as_sets`), made once per expression: the row filter and the row-group test
+    of every file of a scan walk the same residual."""
+    return _joined(pushed_nots(expression))
+
+
+def _joined(expression: ex.Expression) -> ex.Expression:
+    if isinstance(expression, ex.And | ex.Or):
+        operands = [_joined(o) for o in as_sets(expression)]
+        return _junction(operands, isinstance(expression, ex.And))
+    return expression
+
+
 def compile_filter(
     expression: ex.Expression, schema: Schema, case_sensitive: bool = True
 ) -> CompiledFilter:
     """Compiles ``expression`` (its references named as in ``schema``) for :func:`apply`."""
-    pushed = pushed_nots(expression, False)
+    pushed = prepared(expression)
     if isinstance(pushed, ex.AlwaysTrue):
         return CompiledFilter((), lambda cs: pa.nulls(0, pa.bool_()), True)
     if isinstance(pushed, ex.AlwaysFalse):
@@ -203,12 +274,22 @@ def compile_filter(
         return columns.index(wanted)
 
     def build(node: ex.Expression) -> Evaluate:
-        if isinstance(node, ex.And):
-            left, right = build(node.left), build(node.right)
-            return lambda cs: pc.and_(left(cs), right(cs))
-        if isinstance(node, ex.Or):
-            left, right = build(node.left), build(node.right)
-            return lambda cs: pc.or_(left(cs), right(cs))
+        if isinstance(node, ex.And | ex.Or):
+            parts = [build(o) for o in node.operands]
+            conjunction = isinstance(node, ex.And)
+            combine = pc.and_ if conjunction else pc.or_
+
+            def junction(cs: Sequence[pa.Array]) -> Mask:
+                # The operands after the rows are decided (none left for an AND, all taken
+                # for an OR) are not evaluated: a long chain often decides early.
+                mask = parts[0](cs)
+                for part in parts[1:]:
+                    if (mask.true_count if conjunction else mask.false_count) == 0:
+                        break
+                    mask = combine(mask, part(cs))
+                return mask
+
+            return junction
         if isinstance(node, (ex.AlwaysTrue, ex.AlwaysFalse)):
             value = isinstance(node, ex.AlwaysTrue)
             return lambda cs: _full(value, len(cs[0]) if cs else 0)

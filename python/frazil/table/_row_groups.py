@@ -20,7 +20,7 @@ from frazil import expressions as ex
 from frazil import types as t
 from frazil.schema import Schema
 from frazil.table._arrow_project import FileField
-from frazil.table._row_filter import pushed_nots
+from frazil.table._row_filter import prepared
 
 RowGroupTest = Callable[[Any], bool]
 _PRUNABLE = (t.IntegerType, t.LongType, t.DateType, t.StringType, t.DecimalType)
@@ -71,11 +71,11 @@ def row_group_filter(
 
     def build(node: ex.Expression) -> RowGroupTest:
         if isinstance(node, ex.And):
-            left, right = build(node.left), build(node.right)
-            return lambda g: left(g) and right(g)
+            every = [build(o) for o in node.operands]
+            return lambda g: all(test(g) for test in every)
         if isinstance(node, ex.Or):
-            left, right = build(node.left), build(node.right)
-            return lambda g: left(g) or right(g)
+            some = [build(o) for o in node.operands]
+            return lambda g: any(test(g) for test in some)
         if isinstance(node, ex.AlwaysFalse):
             return lambda g: False
         if not isinstance(node, ex.UnboundPredicate):
@@ -86,7 +86,9 @@ def row_group_filter(
         index, kind = found
         return _predicate(node, index, kind)
 
-    return build(pushed_nots(expression))
+    # NOT pushed in, equalities on one column joined: a key list is one IN, whose bounds test
+    # is that of its equalities (a NOT IN proves nothing, as != does not).
+    return build(prepared(expression))
 
 
 def _predicate(predicate: ex.UnboundPredicate, index: int, kind: type) -> RowGroupTest:

@@ -48,7 +48,7 @@ from frazil.table._equality import deleted_mask, equality_deletes
 from frazil.table._formats import DATA_FILE, decoding, open_data_file
 from frazil.table._literals import with_type
 from frazil.table._properties import bool_property
-from frazil.table._row_filter import compile_filter, filter_columns
+from frazil.table._row_filter import CompiledFilter, compile_filter, filter_columns
 from frazil.table._stream import ordered_parallel
 
 if TYPE_CHECKING:
@@ -427,9 +427,14 @@ def _batch(arrays: list[pa.Array], schema: pa.Schema, num_rows: int) -> pa.Recor
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def _residual(task: Any, filter_schema: Schema) -> ex.Expression:
-    # Names and literals as in the schema the planner bound the filter to.
-    return ex.from_json(task.residual_json, filter_schema)
+@functools.lru_cache(maxsize=4)
+def _residual(text: str, filter_schema: Schema) -> tuple[ex.Expression, CompiledFilter]:
+    """A task's residual (its JSON text), read with the names and literal types of the schema
+    the planner bound the filter to, and compiled. Kept for the next tasks: those of one scan
+    mostly share it (all of an unpartitioned table's), and a long filter's (thousands of
+    terms) takes a while to read; compiled filters hold no state, so threads share them."""
+    residual = ex.from_json(text, filter_schema)
+    return residual, compile_filter(residual, filter_schema)
 
 
 def _partition_types(
@@ -519,8 +524,7 @@ def read_task(
     full_schema = read_task_schema(
         table_schema, projected, metadata_columns, specs, uuid_type=uuid_type
     )
-    residual = _residual(task, filter_schema) if apply_residual else ex.AlwaysTrue()
-    compiled = compile_filter(residual, filter_schema)
+    residual, compiled = _residual(task.residual_json if apply_residual else "true", filter_schema)
     if compiled.always is False or limit == 0:
         return
     deletes = position_deletes(task, raw(io))
@@ -852,7 +856,8 @@ def scan_count(scan: DataScan) -> int:
     total = 0
     to_read = []
     for task in scan.plan_files():
-        if task.delete_files or not isinstance(task.residual, ex.AlwaysTrue):
+        # The residual's JSON, not the expression: a long filter's residual is costly to read.
+        if task.delete_files or task.residual_json != "true":
             to_read.append(task)
         else:
             total += task.file.record_count

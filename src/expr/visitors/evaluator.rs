@@ -43,11 +43,10 @@ fn eval(expr: &Bound, values: &dyn Fn(i32) -> Option<Datum>, negated: bool) -> R
     Ok(match expr {
         Expr::True => !negated,
         Expr::False => negated,
-        // NOT (a AND b) is NOT a OR NOT b, and so on down to the predicates.
-        Expr::And(a, b) if negated => eval(a, values, true)? || eval(b, values, true)?,
-        Expr::And(a, b) => eval(a, values, false)? && eval(b, values, false)?,
-        Expr::Or(a, b) if negated => eval(a, values, true)? && eval(b, values, true)?,
-        Expr::Or(a, b) => eval(a, values, false)? || eval(b, values, false)?,
+        // NOT (a AND b) is NOT a OR NOT b, and so on down to the predicates:
+        // under NOT, AND holds when any operand's negation does.
+        Expr::And(items) => any_or_all(items, values, negated, !negated)?,
+        Expr::Or(items) => any_or_all(items, values, negated, negated)?,
         Expr::Not(a) => eval(a, values, !negated)?,
         Expr::Predicate(p) => match term_value(p.term(), values)? {
             // A null satisfies the negated operation or not by the rule for
@@ -58,6 +57,22 @@ fn eval(expr: &Bound, values: &dyn Fn(i32) -> Option<Datum>, negated: bool) -> R
             Some(v) => predicate_holds(p, Some(&v.value)) != negated,
         },
     })
+}
+
+/// Whether all (`all`) or any of `items` hold (each negated when `negated`),
+/// stopping at the first operand that decides.
+fn any_or_all(
+    items: &[Bound],
+    values: &dyn Fn(i32) -> Option<Datum>,
+    negated: bool,
+    all: bool,
+) -> Result<bool> {
+    for item in items {
+        if eval(item, values, negated)? != all {
+            return Ok(!all);
+        }
+    }
+    Ok(all)
 }
 
 /// The value of a term in the row: the column's value, promoted to its

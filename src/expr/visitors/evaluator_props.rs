@@ -11,7 +11,10 @@
 //! - the partition evaluator agrees with three-valued evaluation of the
 //!   filter on each tuple;
 //! - the manifest evaluator never rejects a manifest holding a matching
-//!   partition tuple, with summaries from the manifest writer's code.
+//!   partition tuple, with summaries from the manifest writer's code;
+//! - all of these hold for long filters too (hundreds to thousands of
+//!   predicates in flat AND / OR chains, as generated filters are), whose
+//!   row answer is that of their predicates combined.
 
 use std::sync::Arc;
 
@@ -142,13 +145,91 @@ fn leaf(base: i32) -> BoxedStrategy<Bound> {
 }
 
 fn expr(base: i32) -> impl Strategy<Value = Bound> {
-    leaf(base).prop_recursive(3, 8, 2, |inner| {
+    leaf(base).prop_recursive(3, 12, 3, |inner| {
         prop_oneof![
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::And(Box::new(a), Box::new(b))),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::Or(Box::new(a), Box::new(b))),
+            // Raw nodes of two to four operands, nested ANDs and constants
+            // included: the visitors must not depend on the canonical form.
+            prop::collection::vec(inner.clone(), 2..5).prop_map(Expr::And),
+            prop::collection::vec(inner.clone(), 2..5).prop_map(Expr::Or),
             inner.prop_map(|a| Expr::Not(Box::new(a))),
         ]
     })
+}
+
+/// A long filter: an OR of ANDs or an AND of ORs over 300 to 3,000
+/// predicates, maybe negated, with its groups of predicates.
+#[derive(Debug, Clone)]
+struct LongFilter {
+    groups: Vec<Vec<Bound>>,
+    or_of_ands: bool,
+    negated: bool,
+}
+
+impl LongFilter {
+    fn expr(&self) -> Bound {
+        let groups = self.groups.iter().map(|g| {
+            if self.or_of_ands {
+                Expr::all(g.clone())
+            } else {
+                Expr::any(g.clone())
+            }
+        });
+        let e = if self.or_of_ands {
+            Expr::any(groups)
+        } else {
+            Expr::all(groups)
+        };
+        if self.negated {
+            Expr::negation(e)
+        } else {
+            e
+        }
+    }
+
+    /// The filter's answer for a row from its predicates' answers alone.
+    fn matches(&self, row: &Row, base: i32) -> bool {
+        let leaf = |p: &Bound| {
+            let p = if self.negated {
+                Expr::negation(p.clone())
+            } else {
+                p.clone()
+            };
+            matches(&p, row, base) == Some(true)
+        };
+        // NOT (a OR b) is NOT a AND NOT b: negation swaps the junctions.
+        let outer_any = self.or_of_ands != self.negated;
+        let group = |g: &Vec<Bound>| {
+            if outer_any {
+                g.iter().all(leaf)
+            } else {
+                g.iter().any(leaf)
+            }
+        };
+        if outer_any {
+            self.groups.iter().any(group)
+        } else {
+            self.groups.iter().all(group)
+        }
+    }
+}
+
+fn long_filter(base: i32) -> impl Strategy<Value = LongFilter> {
+    (1usize..=4)
+        .prop_flat_map(move |width| {
+            (
+                prop::collection::vec(
+                    prop::collection::vec(leaf(base), width),
+                    300 / width..=3000 / width,
+                ),
+                any::<bool>(),
+                prop::bool::weighted(0.3),
+            )
+        })
+        .prop_map(|(groups, or_of_ands, negated)| LongFilter {
+            groups,
+            or_of_ands,
+            negated,
+        })
 }
 
 type Row = Vec<Option<L>>;
@@ -426,5 +507,49 @@ proptest! {
             }
             prop_assert!(!any || manifest.eval(&summaries).unwrap(), "manifest rejected: {} {:?}", filter, rows);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn long_filters_evaluate_as_their_predicates(
+        files in prop::collection::vec(data_file(), 1..4),
+        long in long_filter(1),
+        partition_rows in prop::collection::vec(row(), 1..12),
+        partition_long in long_filter(1000),
+    ) {
+        let filter = long.expr();
+        let schema = table_schema();
+        let data = data_files(&files.iter().map(DataFile::metrics).collect::<Vec<_>>(), &[]);
+        let metrics = FileMetrics::new(&data).unwrap();
+        let inclusive = InclusiveMetricsEvaluator::new(&filter, &schema).unwrap().eval(&metrics).unwrap();
+        let strict = StrictMetricsEvaluator::new(&filter, &schema).unwrap().eval(&metrics).unwrap();
+        for (i, file) in files.iter().enumerate() {
+            let rows = file.read_rows();
+            for r in &rows {
+                let by_row = super::evaluator::eval_row(&filter, &|id| {
+                    r[(id - 1) as usize].clone().map(|value| crate::expr::Datum { ty: KINDS[(id - 1) as usize], value })
+                }).unwrap();
+                prop_assert_eq!(by_row, long.matches(r, 1));
+                prop_assert_eq!(matches(&filter, r, 1), Some(long.matches(r, 1)));
+            }
+            let any = rows.iter().any(|r| long.matches(r, 1));
+            let all = rows.iter().all(|r| long.matches(r, 1));
+            prop_assert!(!any || inclusive.value(i), "inclusive rejected file {i}");
+            prop_assert!(!strict.value(i) || all, "strict accepted file {i}");
+        }
+        let filter = partition_long.expr();
+        let ty = partition_type();
+        let got = PartitionEvaluator::new(&filter, &ty).unwrap().eval(&tuples(&partition_rows)).unwrap();
+        for (i, r) in partition_rows.iter().enumerate() {
+            prop_assert_eq!(got.value(i), partition_long.matches(r, 1000), "tuple {}", i);
+        }
+        let summaries: Vec<_> = (0..KINDS.len())
+            .map(|k| summarize(tuples(&partition_rows).column(k).as_ref()).unwrap())
+            .collect();
+        let any = partition_rows.iter().any(|r| partition_long.matches(r, 1000));
+        prop_assert!(!any || ManifestEvaluator::new(&filter, &ty).unwrap().eval(&summaries).unwrap());
     }
 }

@@ -520,9 +520,9 @@ pub(crate) fn and_not(keep: &BooleanBuffer, drop: &BooleanBuffer) -> BooleanBuff
 }
 
 /// Evaluates a NOT-free expression row by row as bitmaps: `leaf` gives each
-/// predicate's answer, AND and OR combine them. The right side of an AND
-/// whose left side is false everywhere (or an OR true everywhere) is not
-/// evaluated.
+/// predicate's answer, AND and OR combine them. The operands of an AND
+/// after those that are false everywhere together (or of an OR true
+/// everywhere) are not evaluated.
 pub(crate) fn visit(
     expr: &Bound,
     len: usize,
@@ -531,19 +531,29 @@ pub(crate) fn visit(
     Ok(match expr {
         Expr::True => BooleanBuffer::new_set(len),
         Expr::False => BooleanBuffer::new_unset(len),
-        Expr::And(a, b) => {
-            let left = visit(a, len, leaf)?;
-            if !left.has_true() {
-                return Ok(left);
+        Expr::And(items) | Expr::Or(items) => {
+            let and = matches!(expr, Expr::And(_));
+            let mut result: Option<BooleanBuffer> = None;
+            for item in items {
+                let answer = visit(item, len, leaf)?;
+                let combined = match result {
+                    None => answer,
+                    Some(so_far) if and => &so_far & &answer,
+                    Some(so_far) => &so_far | &answer,
+                };
+                if (and && !combined.has_true()) || (!and && !combined.has_false()) {
+                    return Ok(combined);
+                }
+                result = Some(combined);
             }
-            &left & &visit(b, len, leaf)?
-        }
-        Expr::Or(a, b) => {
-            let left = visit(a, len, leaf)?;
-            if !left.has_false() {
-                return Ok(left);
-            }
-            &left | &visit(b, len, leaf)?
+            // An AND of nothing is true, an OR of nothing false.
+            result.unwrap_or_else(|| {
+                if and {
+                    BooleanBuffer::new_set(len)
+                } else {
+                    BooleanBuffer::new_unset(len)
+                }
+            })
         }
         Expr::Not(_) => {
             return Err(Error::Internal(

@@ -178,10 +178,12 @@ fn filter(columns: [BoundReference; 2], row: [Option<Datum>; 2]) -> BoxedStrateg
         predicate(columns[0].clone(), row[0].clone()),
         predicate(columns[1].clone(), row[1].clone()),
     ];
-    leaf.prop_recursive(3, 8, 2, |inner| {
+    leaf.prop_recursive(3, 12, 3, |inner| {
         prop_oneof![
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::And(Box::new(a), Box::new(b))),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::Or(Box::new(a), Box::new(b))),
+            // Raw nodes of two to four operands, nested ANDs and constants
+            // included: the visitors must not depend on the canonical form.
+            prop::collection::vec(inner.clone(), 2..5).prop_map(Expr::And),
+            prop::collection::vec(inner.clone(), 2..5).prop_map(Expr::Or),
             inner.prop_map(|a| Expr::Not(Box::new(a))),
         ]
     })

@@ -290,3 +290,59 @@ fn rows_of_a_decoded_partition_column() {
         Err(Error::Validation(_))
     ));
 }
+
+/// `{"type": kind, "left": .., "right": ..}` over `items` as a balanced tree.
+fn chain_json(kind: &str, items: &[String]) -> String {
+    if items.len() == 1 {
+        return items[0].clone();
+    }
+    let (left, right) = items.split_at(items.len().div_ceil(2));
+    format!(
+        r#"{{"type":"{kind}","left":{},"right":{}}}"#,
+        chain_json(kind, left),
+        chain_json(kind, right)
+    )
+}
+
+#[test]
+fn long_chains_keep_only_what_the_partition_leaves_open() {
+    // 10,000 terms: `i = 0 OR ... OR i = 4999 OR id = 0 OR ... OR id = 4999`.
+    let terms: Vec<String> = (0..5000)
+        .flat_map(|k| {
+            [
+                format!(r#"{{"type":"eq","term":"i","value":{k}}}"#),
+                format!(r#"{{"type":"eq","term":"id","value":{k}}}"#),
+            ]
+        })
+        .collect();
+    let or = chain_json("or", &terms);
+    assert_eq!(residual(IDENTITY_I, &or, &[int(17)]), "TRUE");
+    let rest = residual(IDENTITY_I, &or, &[int(-1)]);
+    assert_eq!(rest.matches(" OR ").count(), 4999, "{}", &rest[..200]);
+    assert!(
+        rest.starts_with("(id = 0 OR id = 1 OR "),
+        "{}",
+        &rest[..200]
+    );
+    // NOT of the chain: an AND of 10,000 negations, decided the same way.
+    let not = format!(r#"{{"type":"not","child":{or}}}"#);
+    assert_eq!(residual(IDENTITY_I, &not, &[int(17)]), "FALSE");
+    let rest = residual(IDENTITY_I, &not, &[int(-1)]);
+    assert!(
+        rest.starts_with("(id != 0 AND id != 1 AND "),
+        "{}",
+        &rest[..200]
+    );
+    assert_eq!(rest.matches(" AND ").count(), 4999);
+    // The residual as JSON: Java's binary nodes, balanced (13 levels).
+    let filter = bind(&parse(&not).unwrap(), &schema(), true).unwrap();
+    let evaluator = ResidualEvaluator::new(&spec(IDENTITY_I), &schema(), &filter).unwrap();
+    let json = crate::expr::json::to_json(&evaluator.residual_for(&[int(-1)]).unwrap());
+    let mut node = &json;
+    let mut levels = 0;
+    while node["type"] == "and" {
+        node = &node["left"];
+        levels += 1;
+    }
+    assert_eq!((levels, node["type"].as_str()), (13, Some("not-eq")));
+}

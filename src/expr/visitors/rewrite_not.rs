@@ -14,8 +14,8 @@ use crate::expr::predicate::{Bound, BoundPredicate, Expr, Op};
 pub fn rewrite_not(expr: &Bound) -> Bound {
     match expr {
         Expr::True | Expr::False | Expr::Predicate(_) => expr.clone(),
-        Expr::And(a, b) => Expr::and(rewrite_not(a), rewrite_not(b)),
-        Expr::Or(a, b) => Expr::or(rewrite_not(a), rewrite_not(b)),
+        Expr::And(items) => Expr::all(items.iter().map(rewrite_not)),
+        Expr::Or(items) => Expr::any(items.iter().map(rewrite_not)),
         Expr::Not(inner) => negate(inner),
     }
 }
@@ -25,8 +25,8 @@ fn negate(expr: &Bound) -> Bound {
     match expr {
         Expr::True => Expr::False,
         Expr::False => Expr::True,
-        Expr::And(a, b) => Expr::or(negate(a), negate(b)),
-        Expr::Or(a, b) => Expr::and(negate(a), negate(b)),
+        Expr::And(items) => Expr::any(items.iter().map(negate)),
+        Expr::Or(items) => Expr::all(items.iter().map(negate)),
         Expr::Not(inner) => rewrite_not(inner),
         Expr::Predicate(p) => {
             let negated = Expr::Predicate(p.negate());

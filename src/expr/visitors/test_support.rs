@@ -267,10 +267,10 @@ pub fn eval_row<'a>(expr: &Bound, row: &impl Fn(i32) -> Option<&'a Literal>) -> 
         match expr {
             Expr::True => !neg,
             Expr::False => neg,
-            Expr::And(a, b) if neg => eval(a, row, true) || eval(b, row, true),
-            Expr::And(a, b) => eval(a, row, false) && eval(b, row, false),
-            Expr::Or(a, b) if neg => eval(a, row, true) && eval(b, row, true),
-            Expr::Or(a, b) => eval(a, row, false) || eval(b, row, false),
+            Expr::And(items) if neg => items.iter().any(|e| eval(e, row, true)),
+            Expr::And(items) => items.iter().all(|e| eval(e, row, false)),
+            Expr::Or(items) if neg => items.iter().all(|e| eval(e, row, true)),
+            Expr::Or(items) => items.iter().any(|e| eval(e, row, false)),
             Expr::Not(a) => eval(a, row, !neg),
             Expr::Predicate(p) => match row(p.term().field_id()) {
                 None if neg => leaf(&p.negate(), None) == Some(true),

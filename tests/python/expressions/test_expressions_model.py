@@ -291,9 +291,10 @@ def test_repr_and_str_read_well() -> None:
     assert str(And(EqualTo("a", 1), Or(EqualTo("b", 2), EqualTo("c", 3)))) == (
         "a = 1 AND (b = 2 OR c = 3)"
     )
-    assert str(And(EqualTo("a", 1), And(EqualTo("b", 2), EqualTo("c", 3)))) == (
-        "a = 1 AND (b = 2 AND c = 3)"
-    )
+    # AND and OR are flat (n-ary): a nested chain of the same kind is spliced in.
+    nested = And(EqualTo("a", 1), And(EqualTo("b", 2), EqualTo("c", 3)))
+    assert str(nested) == "a = 1 AND b = 2 AND c = 3"
+    assert repr(nested) == "And(EqualTo('a', 1), EqualTo('b', 2), EqualTo('c', 3))"
     assert str(EqualTo("my col", "it's")) == "\"my col\" = 'it''s'"
     assert str(IsNull("and")) == '"and" IS NULL'
     assert str(StartsWith("s", "ab")) == "s LIKE 'ab%'"

@@ -179,7 +179,7 @@ def test_at_most_one_snapshot_selector(history: StaticTable, kwargs: dict[str, A
 def test_use_ref_refuses_a_scan_that_chose_a_snapshot(history: StaticTable) -> None:
     # As Java's useRef and pyiceberg's use_ref: an earlier choice is never silently dropped.
     chosen = (history.scan(snapshot_id=2), history.scan(as_of=T2), history.scan(ref="dev"))
-    for scan, named in zip(chosen, ("snapshot_id=2", "as_of=", "ref='dev'")):
+    for scan, named in zip(chosen, ("snapshot_id=2", "as_of=", "ref='dev'"), strict=True):
         with pytest.raises(ValidationError, match=f"cannot use ref 'main'.*{named}"):
             scan.use_ref("main")
         assert scan.snapshot().snapshot_id in (2, 3)

@@ -84,7 +84,7 @@ def table_schema(schema: Schema | Any) -> Schema:
     import pyarrow as pa
 
     if isinstance(schema, pa.Schema):
-        from frazil.table.read import schema_from_arrow
+        from frazil.table._arrow_schema import schema_from_arrow
 
         return schema_from_arrow(schema)
     raise ValidationError(

@@ -92,7 +92,7 @@ def _read_keys(
 
 
 def _arrow_schema(schema: Schema) -> pa.Schema:
-    from frazil.table.read import arrow_schema
+    from frazil.table._arrow_schema import arrow_schema
 
     return arrow_schema(schema)
 

@@ -87,7 +87,7 @@ def _table_schema(
     import pyarrow as pa
 
     if isinstance(schema, pa.Schema):
-        from frazil.table.read import schema_from_arrow
+        from frazil.table._arrow_schema import schema_from_arrow
 
         return schema_from_arrow(
             schema, format_version=format_version, downcast_ns=downcast_ns(properties)
@@ -114,7 +114,7 @@ def new_table_metadata(
     ``schema`` is a frazil Schema or a pyarrow Schema; an Arrow schema's nanosecond
     timestamps are ``timestamp_ns`` columns on v3 and refused before, unless
     ``downcast-ns-timestamp-to-us-on-write`` (the property or its environment variable) makes
-    them microsecond columns (see :func:`frazil.table.read.schema_from_arrow`)."""
+    them microsecond columns (see :func:`frazil.table._arrow_schema.schema_from_arrow`)."""
     props = dict(properties or {})
     requested = props.pop(_FORMAT_VERSION_PROPERTY, None)
     if format_version is None:

@@ -475,8 +475,8 @@ class UpdateSchema(EvolutionBuilder[Schema]):
         UnionByNameVisitor). Fields are matched by name.
 
         ``other`` is a frazil Schema or, as in pyiceberg, a pyarrow Schema, converted as
-        ``create_table`` converts one (:func:`frazil.table.read.schema_from_arrow`, with this
-        table's format version and ``downcast-ns-timestamp-to-us-on-write``)."""
+        ``create_table`` converts one (:func:`frazil.table._arrow_schema.schema_from_arrow`,
+        with this table's format version and ``downcast-ns-timestamp-to-us-on-write``)."""
         from frazil.table._union import union_by_name
 
         if not isinstance(other, Schema):
@@ -492,8 +492,8 @@ class UpdateSchema(EvolutionBuilder[Schema]):
                 "union_by_name takes a frazil Schema or a pyarrow Schema, got "
                 f"{type(other).__name__}"
             )
+        from frazil.table._arrow_schema import schema_from_arrow
         from frazil.table._properties import downcast_ns
-        from frazil.table.read import schema_from_arrow
 
         return schema_from_arrow(
             other,

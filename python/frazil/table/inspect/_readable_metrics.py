@@ -22,7 +22,7 @@ import pyarrow as pa
 from frazil import _native
 from frazil.errors import InvalidDataError
 from frazil.schema import Schema
-from frazil.table.read import scan_arrow_schema
+from frazil.table._arrow_schema import scan_arrow_schema
 from frazil.types import DecimalType, NestedField, UnknownType
 
 __all__ = ["READABLE_METRICS", "ReadableMetrics"]

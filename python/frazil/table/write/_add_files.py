@@ -17,7 +17,7 @@ from frazil.io._arrow import open_arrow_file
 from frazil.manifest import DataFile
 from frazil.metadata import TableMetadata
 from frazil.schema import Schema
-from frazil.table.read import arrow_schema
+from frazil.table._arrow_schema import arrow_schema
 from frazil.table.write._config import MetricsMode, metrics_modes
 from frazil.table.write._metrics import Leaf, footer_metrics, leaves
 from frazil.table.write._partition import Partitioner

@@ -1,7 +1,7 @@
 """Arrow data checked against and conformed to a table schema before it is written.
 
 The Arrow types of a written file are the reader's Iceberg -> Arrow mapping (the Rust core's,
-:func:`frazil.table.read.arrow_schema`) with every field, list element and map key/value
+:func:`frazil.table._arrow_schema.arrow_schema`) with every field, list element and map key/value
 carrying its Iceberg id as ``PARQUET:field_id`` and the field's nullability: what Java's
 Parquet writer produces (timestamptz as UTC microseconds, uuid as fixed[16], time as
 microseconds). Columns match by name; the allowed promotions are the widening ones of the
@@ -17,8 +17,8 @@ import pyarrow.compute as pc
 
 from frazil.errors import FrazilTypeError, InvalidValueError, SchemaMismatchError
 from frazil.schema import Schema
+from frazil.table._arrow_schema import arrow_schema
 from frazil.table._properties import DOWNCAST_NS_HINT
-from frazil.table.read import arrow_schema
 from frazil.types import (
     BinaryType,
     BooleanType,

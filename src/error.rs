@@ -50,6 +50,24 @@ pub enum Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// `error`'s message followed by its chain of causes, each reason once: a
+/// library's top-level message can be generic ("error sending request"), the
+/// reason (a refused certificate, a bad Avro name) further down the chain.
+pub fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let text = inner.to_string();
+        // Layers often repeat their cause's message.
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = inner.source();
+    }
+    message
+}
+
 /// The text a panic was raised with (`panic!` payloads are `&str` or `String`).
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload

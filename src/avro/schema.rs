@@ -120,23 +120,7 @@ fn bad(what: impl std::fmt::Display) -> Error {
 fn parse_with_crate(text: &str) -> Result<avro::Schema> {
     let parsed = std::panic::catch_unwind(|| avro::Schema::parse_str(text))
         .map_err(|_| bad("the Avro schema parser failed on it"))?;
-    parsed.map_err(|e| bad(describe(&e)))
-}
-
-/// The crate's error with its causes, so that the message names what was
-/// wrong (the top-level message alone can be generic).
-fn describe(error: &avro::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
+    parsed.map_err(|e| bad(crate::error::with_causes(&e)))
 }
 
 fn id_attribute(attributes: &BTreeMap<String, Value>, key: &str) -> Result<Option<i32>> {

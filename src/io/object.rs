@@ -36,26 +36,8 @@ pub(super) fn error(location: &str, e: object_store::Error) -> Error {
         | object_store::Error::Unauthenticated { source, .. } => {
             Error::PermissionDenied(format!("access denied: {location} ({source})"))
         }
-        other => Error::Io(format!("{location}: {}", with_causes(&other))),
+        other => Error::Io(format!("{location}: {}", crate::error::with_causes(&other))),
     }
-}
-
-/// `error` followed by its chain of causes: object_store's own message stops
-/// at "error sending request", while the reason (a refused certificate, a
-/// refused connection) is further down the chain.
-fn with_causes(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut cause = error.source();
-    while let Some(inner) = cause {
-        let text = inner.to_string();
-        // Layers often repeat their cause's message; keep each reason once.
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        cause = inner.source();
-    }
-    message
 }
 
 /// The key of an object as `object_store` addresses it. Keys with empty

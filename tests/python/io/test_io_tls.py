@@ -12,12 +12,9 @@ from __future__ import annotations
 import datetime as dt
 import ipaddress
 import os
-import socket
 import subprocess
 import sys
 import textwrap
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,14 +23,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from s3_loopback import ACCESS_KEY, REGION, SECRET_KEY
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+from s3_loopback import ACCESS_KEY, REGION, SECRET_KEY, running_moto
 
 
 def _certificates(directory: Path) -> tuple[Path, Path, Path]:
@@ -112,60 +102,8 @@ class _TlsMoto:
 def tls_moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_TlsMoto]:
     directory = tmp_path_factory.mktemp("tls")
     ca, cert, key = _certificates(directory)
-    port = _free_port()
-    env = {
-        **os.environ,
-        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
-        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
-        "AWS_DEFAULT_REGION": REGION,
-    }
-    log_path = directory / "server.log"
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "moto.server",
-                "-H",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "-c",
-                str(cert),
-                "-k",
-                str(key),
-            ],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    endpoint = f"https://127.0.0.1:{port}"
-    import ssl
-
-    context = ssl.create_default_context(cafile=str(ca))
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                output = log_path.read_text(errors="replace")
-                raise RuntimeError(f"moto server exited ({process.returncode}): {output}")
-            try:
-                with urllib.request.urlopen(
-                    f"{endpoint}/moto-api/data.json", timeout=2, context=context
-                ):
-                    break
-            except (OSError, TimeoutError):
-                if time.monotonic() > deadline:
-                    raise RuntimeError("moto server did not start within 60 s") from None
-                time.sleep(0.1)
+    with running_moto(directory, tls=(ca, cert, key)) as endpoint:
         yield _TlsMoto(endpoint, ca)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 # Runs in a fresh process: writes, reads back and lists an object over HTTPS, printing what

@@ -85,6 +85,13 @@ def _check_metadata_path(metadata: TableMetadata) -> None:
         )
 
 
+def _metadata_suffix(metadata: TableMetadata) -> str:
+    """``.gz.metadata.json`` under ``write.metadata.compression-codec=gzip`` (any case, as
+    Java's ``Codec.fromName``), else ``.metadata.json``; from the first version on."""
+    codec = metadata.properties.get("write.metadata.compression-codec", "none").strip().lower()
+    return ".gz.metadata.json" if codec == "gzip" else ".metadata.json"
+
+
 def _is_local(location: str) -> bool:
     return _native.parse_location(location)[0] in ("", "file")
 
@@ -265,7 +272,7 @@ class FileSystemCatalog(Catalog):
     def _create_from_metadata(self, ident: Identifier, metadata: TableMetadata) -> Table:
         _check_metadata_path(metadata)
         self._check_conditional_writes(metadata)
-        location = f"{self._path(ident)}/metadata/v1.metadata.json"
+        location = f"{self._path(ident)}/metadata/v1{_metadata_suffix(metadata)}"
         if self.table_exists(ident):
             raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists")
         try:
@@ -368,9 +375,8 @@ class FileSystemCatalog(Catalog):
 
     def _new_location(self, identifier: Identifier, metadata: TableMetadata, previous: str) -> str:
         _check_metadata_path(metadata)
-        codec = metadata.properties.get("write.metadata.compression-codec", "none").lower()
-        suffix = ".gz.metadata.json" if codec == "gzip" else ".metadata.json"
-        return f"{self._path(identifier)}/metadata/v{parse_version(previous) + 1}{suffix}"
+        version = parse_version(previous) + 1
+        return f"{self._path(identifier)}/metadata/v{version}{_metadata_suffix(metadata)}"
 
     def _check_conditional_writes(self, metadata: TableMetadata) -> None:
         """Refuse to commit on an object store that does not honour ``If-None-Match: *``:

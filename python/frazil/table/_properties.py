@@ -170,8 +170,8 @@ WITHOUT_EFFECT = {
     "write.delete.": "delete files (frazil writes none); Spark's distribution and granularity",
     "write.avro.": "Avro data files (refused by write.format.default)",
     "write.orc.": "ORC data files (refused by write.format.default)",
-    "write.parquet.row-group-check-": "when parquet-java measures a row group; frazil "
-    "measures every batch",
+    "write.parquet.row-group-check-": "how often parquet-java measures pages and row groups; "
+    "frazil measures row groups at every batch and keeps every page within its limits",
     "write.distribution-mode": "Spark's shuffle before writing",
     "write.update.distribution-mode": "Spark",
     "write.merge.": "Spark's MERGE (isolation, distribution)",

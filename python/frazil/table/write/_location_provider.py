@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from frazil import values
+from frazil.errors import InvalidValueError
 from frazil.table._properties import (
     DATA_PATH,
     OBJECT_STORAGE_ENABLED,
@@ -114,7 +115,14 @@ def _path_context(location: str) -> str:
     else:
         parent = path[: slash if slash > 0 else 1]
     parent_name = parent[parent.rfind("/") + 1 :]
-    return f"{parent_name}/{name}"
+    context = f"{parent_name}/{name}"
+    if context.endswith("/"):
+        # A location ending in "." or ".." (Java: "Path context must not end with a slash").
+        raise InvalidValueError(
+            f"table location {location!r} ends in no directory name, which object-storage "
+            "locations outside the table need as its context"
+        )
+    return context
 
 
 def _hadoop_path(location: str) -> str:

@@ -125,7 +125,7 @@ class FileSettings:
             for field_id, fpp in (
                 (schema.find_field_id(name), fpp) for name, fpp in config.bloom_filters.items()
             )
-            if field_id in path_of
+            if field_id is not None and field_id in path_of
         }
         no_stats = frozenset(
             field_id

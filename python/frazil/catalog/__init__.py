@@ -400,7 +400,42 @@ class Catalog(ABC):
             self._file_io(new_metadata.properties).delete(new_location)
             raise
         object.__setattr__(new_metadata, "metadata_location", new_location)
+        self._delete_removed_metadata_files(current, new_metadata)
         return CommitTableResponse(new_metadata, new_location)
+
+    def _delete_removed_metadata_files(self, base: TableMetadata, metadata: TableMetadata) -> None:
+        """``write.metadata.delete-after-commit.enabled``: the metadata files that left the
+        metadata log in this commit (trimmed to ``write.metadata.previous-versions-max``) are
+        deleted, as Java's ``CatalogUtil.deleteRemovedMetadataFiles``. The commit has
+        succeeded: a file that cannot be deleted is a warning naming it, as Java logs one."""
+        from frazil.table._properties import METADATA_DELETE_AFTER_COMMIT, bool_property
+
+        if not bool_property(metadata.properties, METADATA_DELETE_AFTER_COMMIT, False):
+            return
+        kept = {entry.metadata_file for entry in metadata.metadata_log}
+        removed = sorted(
+            {entry.metadata_file for entry in base.metadata_log if entry.metadata_file not in kept}
+        )
+        if not removed:
+            return
+        io = self._file_io(metadata.properties)
+        failed: list[str] = []
+        for location in removed:
+            try:
+                io.delete(location)
+            except FrazilError as error:
+                failed.append(f"{location} ({error})")
+        if failed:
+            import warnings
+
+            from frazil.warnings import FrazilWarning
+
+            warnings.warn(
+                f"{METADATA_DELETE_AFTER_COMMIT}: the commit succeeded, but {len(failed)} old "
+                f"metadata file(s) could not be deleted: {', '.join(failed)}",
+                FrazilWarning,
+                stacklevel=2,
+            )
 
     def _commit_create(
         self,

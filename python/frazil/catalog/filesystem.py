@@ -71,6 +71,27 @@ _CONDITIONAL_OK: set[str] = set()
 _PROBE_LOCK = threading.Lock()
 
 
+def _check_metadata_path(metadata: TableMetadata) -> None:
+    """A file-system table's metadata is found in its ``metadata/`` directory, so it cannot
+    go elsewhere: ``write.metadata.path`` is refused, as Java's ``HadoopTableOperations``
+    refuses it ("Hadoop path-based tables cannot relocate metadata")."""
+    from frazil.table._properties import METADATA_PATH
+
+    if METADATA_PATH in metadata.properties:
+        raise UnsupportedOperationError(
+            f"table property {METADATA_PATH}={metadata.properties[METADATA_PATH]!r}: a "
+            "file-system table keeps its metadata in its own metadata/ directory, where it is "
+            "found (as Java's Hadoop tables); use a SQL catalog to put metadata elsewhere"
+        )
+
+
+def _metadata_suffix(metadata: TableMetadata) -> str:
+    """``.gz.metadata.json`` under ``write.metadata.compression-codec=gzip`` (any case, as
+    Java's ``Codec.fromName``), else ``.metadata.json``; from the first version on."""
+    codec = metadata.properties.get("write.metadata.compression-codec", "none").strip().lower()
+    return ".gz.metadata.json" if codec == "gzip" else ".metadata.json"
+
+
 def _is_local(location: str) -> bool:
     return _native.parse_location(location)[0] in ("", "file")
 
@@ -249,8 +270,9 @@ class FileSystemCatalog(Catalog):
             raise TableAlreadyExistsError(f"table {'.'.join(identifier)!r} already exists")
 
     def _create_from_metadata(self, ident: Identifier, metadata: TableMetadata) -> Table:
+        _check_metadata_path(metadata)
         self._check_conditional_writes(metadata)
-        location = f"{self._path(ident)}/metadata/v1.metadata.json"
+        location = f"{self._path(ident)}/metadata/v1{_metadata_suffix(metadata)}"
         if self.table_exists(ident):
             raise TableAlreadyExistsError(f"table {'.'.join(ident)!r} already exists")
         try:
@@ -352,9 +374,9 @@ class FileSystemCatalog(Catalog):
             raise NoSuchTableError(f"table {'.'.join(identifier)!r} does not exist") from None
 
     def _new_location(self, identifier: Identifier, metadata: TableMetadata, previous: str) -> str:
-        codec = metadata.properties.get("write.metadata.compression-codec", "none").lower()
-        suffix = ".gz.metadata.json" if codec == "gzip" else ".metadata.json"
-        return f"{self._path(identifier)}/metadata/v{parse_version(previous) + 1}{suffix}"
+        _check_metadata_path(metadata)
+        version = parse_version(previous) + 1
+        return f"{self._path(identifier)}/metadata/v{version}{_metadata_suffix(metadata)}"
 
     def _check_conditional_writes(self, metadata: TableMetadata) -> None:
         """Refuse to commit on an object store that does not honour ``If-None-Match: *``:

@@ -128,8 +128,8 @@ def new_table_metadata(
         raise InvalidUpdateError(
             f"format version must be 1 to {SUPPORTED_FORMAT_VERSION}, got {format_version!r}"
         )
-    check_write_properties(props)
     schema = _table_schema(schema, format_version, props)
+    check_write_properties(props, schema, location=location)
     fresh_schema = _fresh_schema(schema)
     fresh_schema.check_format_version(format_version)
     spec = _fresh_spec(partition_spec or PartitionSpec(), schema, fresh_schema, format_version)

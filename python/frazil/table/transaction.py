@@ -217,8 +217,14 @@ class Transaction:
         if updates:
             change = SetProperties(updates)  # checks that keys and values are strings
             # A property frazil's writers cannot honour is refused when set, not at the next
-            # write (write.format.default=orc).
-            check_write_properties(updates)
+            # write (write.format.default=orc); one the table had already is left to the writes.
+            staged = self._staged
+            check_write_properties(
+                {**staged.properties, **updates},
+                staged.schema(),
+                location=staged.location,
+                before=staged.properties,
+            )
             self.add_change(BuilderChange((change,), ()))
         return self
 

@@ -83,11 +83,14 @@ __all__ = ["UpdateSchema", "is_promotion_allowed"]
 
 _UNSET: Any = object()
 
-# Java's TableProperties: per-column settings keyed by the column's full name.
+# Java's TableProperties: per-column settings keyed by the column's full name. Java's
+# SchemaUpdate moves the first three; the bloom filter's fpp moves with its filter here (in
+# Java it stays behind, and the renamed column's filter falls back to the default fpp).
 _COLUMN_PROPERTY_PREFIXES = (
     "write.metadata.metrics.column.",
     "write.parquet.bloom-filter-enabled.column.",
     "write.parquet.stats-enabled.column.",
+    "write.parquet.bloom-filter-fpp.column.",
 )
 
 

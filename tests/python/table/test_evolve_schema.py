@@ -563,6 +563,7 @@ def test_column_properties_follow_renames_and_deletes(v2: TableMetadata) -> None
     properties = {
         "write.metadata.metrics.column.data": "full",
         "write.parquet.bloom-filter-enabled.column.location.lat": "true",
+        "write.parquet.bloom-filter-fpp.column.location.lat": "0.05",
         "write.parquet.stats-enabled.column.ts": "false",
         "write.metadata.metrics.column.id": "counts",
         "other": "kept",
@@ -575,6 +576,7 @@ def test_column_properties_follow_renames_and_deletes(v2: TableMetadata) -> None
     assert update.metadata.properties == {
         "write.metadata.metrics.column.payload": "full",
         "write.parquet.bloom-filter-enabled.column.loc.lat": "true",
+        "write.parquet.bloom-filter-fpp.column.loc.lat": "0.05",
         "write.metadata.metrics.column.id": "counts",
         "other": "kept",
     }

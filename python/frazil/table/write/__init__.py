@@ -104,7 +104,8 @@ def write_data_files(
             raise InvalidValueError(f"partition spec {spec_id} is not a spec of the table")
         spec = found
     order = metadata.sort_order()
-    check_write_properties(props)  # write.format.default=orc is refused, never ignored
+    # What frazil cannot honour (write.format.default=orc...) is refused, never ignored.
+    check_write_properties(props, schema, location=metadata.location)
     config = WriteConfig.from_properties(metadata.location, props)
     modes = metrics_modes(schema, order, props)
     if row_lineage:
@@ -126,7 +127,7 @@ def write_data_files(
         io,
         extra_fields=lineage,
     )
-    namer = FileNamer(config.data_path, str(uuid.uuid4()))
+    namer = FileNamer(config.locations, str(uuid.uuid4()), not spec.is_unpartitioned())
     return _write(reader, conformer, partitioner, settings, namer, order, data)
 
 

@@ -152,6 +152,9 @@ class BoundsCollector:
 
     targets: Mapping[int, tuple[tuple[str, ...], PrimitiveType, MetricsMode]]
     running: dict[int, _Running] = field(default_factory=dict)
+    # (values, nulls) of the float and double columns: Java's writer counts them itself, so
+    # they are known when the Parquet statistics are not (write.parquet.stats-enabled).
+    counts: dict[int, tuple[int, int]] = field(default_factory=dict)
     failure: BaseException | None = None  # of an update run in another thread
 
     def update(self, batch: pa.RecordBatch | pa.Table) -> None:
@@ -171,6 +174,8 @@ class BoundsCollector:
             array = _column(batch, path)
             state = self.running.setdefault(field_id, _Running())
             if isinstance(t, FloatType | DoubleType):
+                values, nulls = self.counts.get(field_id, (0, 0))
+                self.counts[field_id] = (values + len(array), nulls + array.null_count)
                 nans = pc.is_nan(array)
                 state.nan_count += int(pc.sum(nans).as_py() or 0)
                 if mode.bounds:

@@ -9,6 +9,7 @@ as Java's ``OutputFileFactory`` names them:
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,10 +25,18 @@ from frazil.io._arrow import open_arrow_output
 from frazil.manifest import DataFile
 from frazil.schema import Schema
 from frazil.table.write._config import MetricsMode, WriteConfig
+from frazil.table.write._location_provider import LocationProvider
 from frazil.table.write._metrics import BoundsCollector, Leaf, footer_metrics, leaves
 from frazil.table.write._metrics import _column as bounds_column
 from frazil.table.write._partition import Partition
-from frazil.types import NestedField, PrimitiveType, UnknownType, field_to_json
+from frazil.types import (
+    DoubleType,
+    FloatType,
+    NestedField,
+    PrimitiveType,
+    UnknownType,
+    field_to_json,
+)
 
 __all__ = ["FileNamer", "FileSettings", "PartitionWriter"]
 
@@ -38,8 +47,12 @@ _BOUNDS_ASIDE_ROWS = 1 << 19
 
 @dataclass
 class FileNamer:
-    data_path: str
+    """Names new files as Java's ``OutputFileFactory`` and places them as its
+    ``LocationProvider`` (``partitioned``: the spec has a non-void field)."""
+
+    locations: LocationProvider
     operation_id: str
+    partitioned: bool = True
     partition_id: int = 0
     task_id: int = 0
     count: int = 0
@@ -51,8 +64,7 @@ class FileNamer:
             self.count += 1
             count = self.count
         name = f"{self.partition_id:05d}-{self.task_id}-{self.operation_id}-{count:05d}.parquet"
-        folder = f"{self.data_path}/{partition_path}" if partition_path else self.data_path
-        return f"{folder}/{name}"
+        return self.locations.new_data_location(partition_path if self.partitioned else None, name)
 
 
 @dataclass(frozen=True)
@@ -74,6 +86,12 @@ class FileSettings:
     )
     # Fields written after the table's columns (row lineage), outside the table schema.
     extra_fields: tuple[NestedField, ...] = ()
+    # write.parquet.bloom-filter-*: pyarrow's bloom_filter_options by Parquet path.
+    bloom_filters: dict[str, dict[str, float | int]] = field(default_factory=dict)
+    # write.parquet.stats-enabled.column.*=false: the Parquet paths that keep statistics (None:
+    # all), and the field ids that do not.
+    stats_paths: list[str] | None = None
+    no_stats_ids: frozenset[int] = frozenset()
 
     @classmethod
     def build(
@@ -100,6 +118,25 @@ class FileSettings:
             mode = modes[leaf.field_id]
             if mode.counts:
                 targets[leaf.field_id] = (leaf.path, types[leaf.field_id], mode)
+        paths = _parquet_paths(arrow_schema)
+        path_of = {leaf.field_id: paths[leaf.index] for leaf in columns}
+        bloom = {
+            path_of[field_id]: {"ndv": _bloom_ndv(fpp, config.bloom_max_bytes), "fpp": fpp}
+            for field_id, fpp in (
+                (schema.find_field_id(name), fpp) for name, fpp in config.bloom_filters.items()
+            )
+            if field_id is not None and field_id in path_of
+        }
+        no_stats = frozenset(
+            field_id
+            for field_id in (schema.find_field_id(name) for name in config.no_stats)
+            if field_id is not None and field_id in path_of
+        )
+        stats_paths = (
+            [path_of[leaf.field_id] for leaf in columns if leaf.field_id not in no_stats]
+            if no_stats
+            else None
+        )
         return cls(
             schema,
             arrow_schema,
@@ -109,10 +146,13 @@ class FileSettings:
             sort_order_id,
             io,
             columns,
-            _parquet_paths(arrow_schema),
+            paths,
             types,
             targets,
             extra_fields,
+            bloom,
+            stats_paths,
+            no_stats,
         )
 
     def iceberg_schema_json(self) -> str:
@@ -128,8 +168,10 @@ class FileSettings:
             "compression": config.codec,
             "compression_level": config.compression_level,
             "data_page_size": config.page_size,
+            "max_rows_per_page": config.page_row_limit,
             "dictionary_pagesize_limit": config.dict_size,
-            "write_statistics": True,
+            "write_statistics": True if self.stats_paths is None else self.stats_paths,
+            "bloom_filter_options": self.bloom_filters or None,
             # Java stores decimals of precision <= 9 as INT32 and <= 18 as INT64.
             "store_decimal_as_integer": True,
             "use_compliant_nested_type": True,
@@ -189,6 +231,24 @@ def _dictionary_columns(settings: FileSettings, table: pa.Table) -> bool | list[
     return True if len(chosen) == len(settings.leaves) else chosen
 
 
+# pyarrow's largest bitset (Arrow's BlockSplitBloomFilter::kMaximumBloomFilterBytes).
+_BLOOM_MAX_BITSET = 128 << 20
+
+
+def _bloom_ndv(fpp: float, max_bytes: int) -> int:
+    """The distinct count pyarrow sizes a bloom filter for: the largest whose bitset at
+    ``fpp`` stays within ``max_bytes`` (Arrow's ``OptimalNumOfBits``: ``-8 n / ln(1 -
+    fpp^(1/8))`` bits, rounded up to a power of two). pyarrow lowers it to a row group's value
+    count, so the bitset is never larger than the values need; parquet-java, given no count,
+    always writes ``max_bytes``, and reads both alike (Parquet: "Bloom Filter")."""
+    limit = min(1 << (max_bytes.bit_length() - 1), _BLOOM_MAX_BITSET)  # a power of two
+    per_value = -math.log(1.0 - fpp ** (1.0 / 8))  # bits per value / 8
+    ndv = max(1, int(limit * per_value))
+    while ndv > 1 and 8.0 * ndv / per_value > limit * 8:
+        ndv -= 1
+    return min(ndv, 2**31 - 1)
+
+
 def _parquet_paths(arrow_schema: pa.Schema) -> list[str]:
     """The Parquet column paths of the leaves (``a.list.element``, ``m.key_value.key``), as
     pyarrow's ``use_dictionary`` names them: from the footer of an empty file."""
@@ -205,7 +265,7 @@ class _OpenFile:
         self.writer = pq.ParquetWriter(
             self.sink,
             settings.arrow_schema,
-            use_dictionary=_dictionary_columns(settings, first),
+            use_dictionary=settings.config.dictionary and _dictionary_columns(settings, first),
             **settings.parquet_options(),
         )
         # Java's ParquetWriter stores the table schema under "iceberg.schema".
@@ -324,6 +384,18 @@ class PartitionWriter:
             metadata, settings.leaves, settings.types, settings.modes, with_bounds=False
         )
         lower, upper, nans = open_file.bounds.bounds(settings.types, settings.modes)
+        value_counts, null_counts = footer.value_counts, footer.null_value_counts
+        for field_id in settings.no_stats_ids:
+            # A column without Parquet statistics has Java's footer metrics: none; except
+            # float and double columns, whose metrics Java's writer keeps itself.
+            if isinstance(settings.types.get(field_id), FloatType | DoubleType):
+                counted = open_file.bounds.counts.get(field_id)
+                if counted is not None:
+                    value_counts = {**(value_counts or {}), field_id: counted[0]}
+                    null_counts = {**(null_counts or {}), field_id: counted[1]}
+            else:
+                lower.pop(field_id, None)
+                upper.pop(field_id, None)
         return DataFile(
             content=0,
             file_path=open_file.location,
@@ -332,8 +404,8 @@ class PartitionWriter:
             record_count=footer.record_count,
             file_size_in_bytes=size,
             column_sizes=footer.column_sizes,
-            value_counts=footer.value_counts,
-            null_value_counts=footer.null_value_counts,
+            value_counts=value_counts,
+            null_value_counts=null_counts,
             nan_value_counts=nans,
             lower_bounds=lower,
             upper_bounds=upper,

@@ -47,6 +47,9 @@ def transform_result_type(transform: str, source_type: str) -> str: ...
 def transform_applies(transform: str, source_type: str) -> bool: ...
 def partition_type(spec_json: str, schema_json: str) -> str: ...
 
+MAX_NESTING_DEPTH: int
+NESTING_DEPTH_REASON: str
+
 # src/py/io.rs: one Rust FileIO; every call releases the GIL.
 
 class RawFileIO:

@@ -29,6 +29,8 @@ from frazil.types import (
     UnknownType,
     check_default,
     field_to_json,
+    nesting_error,
+    too_deeply_nested,
     type_from_json,
 )
 
@@ -71,6 +73,10 @@ class Schema:
         self.__post_init__()
 
     def __post_init__(self) -> None:
+        # First: the checks below recurse once per level.
+        too_deep = too_deeply_nested(self.fields)
+        if too_deep is not None:
+            raise nesting_error(f"schema {self.schema_id}: field {too_deep!r}")
         seen: dict[int, str] = {}
         names: set[str] = set()
         for name, f in _walk(self.as_struct(), ()):

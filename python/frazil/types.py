@@ -24,9 +24,10 @@ from typing import Any, ClassVar
 from frazil import _jsonutil as js
 from frazil import _native
 from frazil._checked import checked
-from frazil.errors import FrazilError, InvalidMetadataError, UnknownTypeError
+from frazil.errors import FrazilError, InvalidMetadataError, InvalidSchemaError, UnknownTypeError
 
 __all__ = [
+    "MAX_NESTING_DEPTH",
     "BinaryType",
     "BooleanType",
     "DateType",
@@ -62,6 +63,11 @@ __all__ = [
 ]
 
 MAX_DECIMAL_PRECISION = 38
+
+# The deepest a schema's types may nest (struct, list and map types one inside another, the
+# top-level field's type being level 1): the Rust core's limit, whose reason is given at
+# MAX_NESTING_DEPTH in src/spec/types.rs (pyarrow cannot receive deeper types).
+MAX_NESTING_DEPTH: int = _native.MAX_NESTING_DEPTH
 
 
 class IcebergType:
@@ -542,14 +548,46 @@ def type_to_json(t: IcebergType) -> Any:
     raise InvalidMetadataError(f"cannot serialize unknown type {t!r}")
 
 
-def field_from_json(node: Any, what: str = "struct field") -> NestedField:
+def too_deeply_nested(fields: tuple[NestedField, ...]) -> str | None:
+    """The dotted name (``a.element.b``) of the first field, list element or map key or value
+    among ``fields`` (a schema's top-level fields) whose type nests more than
+    :data:`MAX_NESTING_DEPTH` levels deep, as the Rust core finds it; None when there is none.
+    Walks without recursion: it guards the code that recurses once per level."""
+    pending = [(f.field_type, f.name, 1) for f in reversed(fields)]
+    while pending:
+        field_type, path, depth = pending.pop()
+        if not isinstance(field_type, StructType | ListType | MapType):
+            continue
+        if depth > MAX_NESTING_DEPTH:
+            return path
+        if isinstance(field_type, StructType):
+            children = [(f.field_type, f"{path}.{f.name}", depth + 1) for f in field_type.fields]
+            pending.extend(reversed(children))
+        elif isinstance(field_type, ListType):
+            pending.append((field_type.element_type, f"{path}.element", depth + 1))
+        else:
+            pending.append((field_type.value_type, f"{path}.value", depth + 1))
+            pending.append((field_type.key_type, f"{path}.key", depth + 1))
+    return None
+
+
+def nesting_error(where: str) -> InvalidSchemaError:
+    """The refusal of a type nested deeper than :data:`MAX_NESTING_DEPTH` (``where`` names it)."""
+    return InvalidSchemaError(
+        f"{where} is nested more than {MAX_NESTING_DEPTH} levels deep (struct, list and map "
+        f"types one inside another); frazil supports at most {MAX_NESTING_DEPTH}: "
+        f"{_native.NESTING_DEPTH_REASON}"
+    )
+
+
+def field_from_json(node: Any, what: str = "struct field", _level: int = 0) -> NestedField:
     obj = js.as_object(node, what)
     field_id = js.get_int(obj, "id", what)
     where = f"field {field_id}"
     name = js.get_str(obj, "name", where)
     if "type" not in obj:
         raise InvalidMetadataError(f"{where} ({name}) is missing required field 'type'")
-    field_type = type_from_json(obj["type"], f"{where} ({name})")
+    field_type = type_from_json(obj["type"], f"{where} ({name})", _level + 1)
     return NestedField(
         field_id=field_id,
         name=name,
@@ -561,29 +599,38 @@ def field_from_json(node: Any, what: str = "struct field") -> NestedField:
     )
 
 
-def type_from_json(node: Any, what: str = "type") -> IcebergType:
-    """Parse the Appendix C JSON of a type (a type string or a struct/list/map object)."""
+def type_from_json(node: Any, what: str = "type", _level: int = 0) -> IcebergType:
+    """Parse the Appendix C JSON of a type (a type string or a struct/list/map object).
+
+    ``_level`` is how deep the type nests (0 for a schema's own struct, 1 for a top-level
+    field's type): a type deeper than :data:`MAX_NESTING_DEPTH` is refused as soon as it is
+    met, before the parser recurses further (a metadata file may nest thousands deep)."""
     if isinstance(node, str):
         return parse_type(node)
     if isinstance(node, dict):
         kind = node.get("type")
+        if kind in ("struct", "list", "map") and _level > MAX_NESTING_DEPTH:
+            raise nesting_error(what)
         if kind == "struct":
             fields = js.get_list(node, "fields", f"{what} struct")
-            return StructType(tuple(field_from_json(f) for f in fields))
+            return StructType(tuple(field_from_json(f, _level=_level) for f in fields))
         if kind == "list":
             where = f"{what} list"
+            element = _required_key(node, "element", where)
             return ListType(
                 element_id=js.get_int(node, "element-id", where),
-                element_type=type_from_json(_required_key(node, "element", where), where),
+                element_type=type_from_json(element, f"{where} element", _level + 1),
                 element_required=js.get_bool(node, "element-required", where),
             )
         if kind == "map":
             where = f"{what} map"
+            key = _required_key(node, "key", where)
+            value = _required_key(node, "value", where)
             return MapType(
                 key_id=js.get_int(node, "key-id", where),
-                key_type=type_from_json(_required_key(node, "key", where), where),
+                key_type=type_from_json(key, f"{where} key", _level + 1),
                 value_id=js.get_int(node, "value-id", where),
-                value_type=type_from_json(_required_key(node, "value", where), where),
+                value_type=type_from_json(value, f"{where} value", _level + 1),
                 value_required=js.get_bool(node, "value-required", where),
             )
     raise UnknownTypeError(f"cannot parse {what} from JSON: {js._show(node)}")

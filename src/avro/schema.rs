@@ -5,9 +5,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use apache_avro as avro;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::spec::types::MAX_NESTING_DEPTH;
 
 /// One node of an Avro schema.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,8 +109,56 @@ impl Schema {
     }
 }
 
-/// Deeply nested schemas are refused rather than overflowing the stack.
-const MAX_DEPTH: usize = 64;
+/// Deeply nested schemas are refused rather than overflowing the stack; any
+/// schema Java writes for a table schema within [`MAX_NESTING_DEPTH`] passes
+/// (an Iceberg level takes at most 3 Avro levels: an optional map with
+/// non-string keys is a union of an array of key-value records).
+pub const MAX_DEPTH: usize = 4 * MAX_NESTING_DEPTH + 8;
+
+/// The JSON nesting an Avro schema may have: 5 JSON levels an Iceberg level
+/// at most (the union, array, record, `fields` and field of such a map),
+/// beyond serde_json's own limit of 128.
+pub const MAX_JSON_DEPTH: usize = 6 * MAX_NESTING_DEPTH + 16;
+
+/// Parses the JSON text of an Avro schema nested at most [`MAX_JSON_DEPTH`]
+/// levels deep. The depth is measured before parsing (without recursion), so
+/// that the parser, which recurses once per level, may go beyond
+/// serde_json's default limit without risking the stack.
+pub fn parse_json(text: &str) -> std::result::Result<Value, String> {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_JSON_DEPTH {
+        return Err(format!(
+            "its JSON is nested {deepest} levels deep, more than the {MAX_JSON_DEPTH} levels of \
+             a table schema nested {MAX_NESTING_DEPTH} levels deep"
+        ));
+    }
+    let mut parser = serde_json::Deserializer::from_str(text);
+    parser.disable_recursion_limit();
+    let value = Value::deserialize(&mut parser).map_err(|e| format!("not valid JSON: {e}"))?;
+    parser.end().map_err(|e| format!("not valid JSON: {e}"))?;
+    Ok(value)
+}
 
 fn bad(what: impl std::fmt::Display) -> Error {
     Error::InvalidData(format!("invalid Avro schema: {what}"))
@@ -118,7 +168,8 @@ fn bad(what: impl std::fmt::Display) -> Error {
 /// namespaces, references, unions and defaults against the Avro
 /// specification), guarding against a panic in it.
 fn parse_with_crate(text: &str) -> Result<avro::Schema> {
-    let parsed = std::panic::catch_unwind(|| avro::Schema::parse_str(text))
+    let json = parse_json(text).map_err(bad)?;
+    let parsed = std::panic::catch_unwind(|| avro::Schema::parse(&json))
         .map_err(|_| bad("the Avro schema parser failed on it"))?;
     parsed.map_err(|e| bad(crate::error::with_causes(&e)))
 }
@@ -389,13 +440,22 @@ mod tests {
                 other => panic!("{text}: {other:?}"),
             }
         }
-        // Deep nesting is refused, not a stack overflow.
-        let deep = format!(
-            "{}\"int\"{}",
-            "{\"type\":\"array\",\"items\":".repeat(100),
-            "}".repeat(100)
-        );
-        assert!(matches!(Schema::parse(&deep), Err(Error::InvalidData(_))));
+        // Deep nesting is refused, not a stack overflow: beyond the
+        // converter's limit, and beyond the JSON limit (checked before the
+        // parser recurses).
+        for levels in [MAX_DEPTH + 1, 100_000] {
+            let deep = format!(
+                "{}\"int\"{}",
+                "{\"type\":\"array\",\"items\":".repeat(levels),
+                "}".repeat(levels)
+            );
+            assert!(matches!(Schema::parse(&deep), Err(Error::InvalidData(_))));
+        }
+        let unbalanced = "[".repeat(100_000);
+        assert!(matches!(
+            Schema::parse(&unbalanced),
+            Err(Error::InvalidData(_))
+        ));
     }
 
     #[test]

@@ -320,3 +320,54 @@ fn arrow_schema_matches_decoded_columns() {
         assert!(field.data_type().equals_datatype(column.data_type()));
     }
 }
+
+/// A top-level optional field nesting `depth` types of `kind` (`struct`,
+/// `list`, `map`: int keys, as an array of records in Avro, or `smap`:
+/// string keys), everything optional: the deepest Avro shapes Java writes.
+fn nested_fields(kind: &str, depth: usize) -> Vec<NestedField> {
+    let mut ty = Type::Primitive(P::Long);
+    let mut id = 1000;
+    let mut next = || {
+        id += 1;
+        id
+    };
+    for level in 0..depth {
+        ty = match kind {
+            "struct" => Type::Struct(vec![NestedField::optional(
+                next(),
+                &format!("f{level}"),
+                ty,
+            )]),
+            "list" => Type::List {
+                element_id: next(),
+                element_required: false,
+                element: Box::new(ty),
+            },
+            _ => Type::Map {
+                key_id: next(),
+                key: Box::new(Type::Primitive(if kind == "map" {
+                    P::Int
+                } else {
+                    P::String
+                })),
+                value_id: next(),
+                value_required: false,
+                value: Box::new(ty),
+            },
+        };
+    }
+    vec![NestedField::optional(1, "s", ty)]
+}
+
+#[test]
+fn files_nested_as_deep_as_a_schema_may_nest_open() {
+    use crate::types::MAX_NESTING_DEPTH;
+    for kind in ["struct", "list", "map", "smap"] {
+        let fields = nested_fields(kind, MAX_NESTING_DEPTH);
+        let schema = avro_schema(&fields, "table").to_string();
+        let writer = Writer::new(&schema, &[], Codec::Null);
+        let file = DataFile::open("mem://deep.avro", writer.finish().unwrap())
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!(file.fields(), fields.as_slice(), "{kind}");
+    }
+}

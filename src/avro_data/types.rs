@@ -19,8 +19,10 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::types::{NestedField, PrimitiveType, Type};
 
-/// Deeply nested schemas are refused rather than overflowing the stack.
-const MAX_DEPTH: usize = 64;
+// Deeply nested schemas are refused rather than overflowing the stack, at
+// the container's own limit (any schema Java writes for a table frazil reads
+// passes).
+use crate::avro::schema::MAX_DEPTH;
 
 fn bad(path: &str, what: impl std::fmt::Display) -> Error {
     if path.is_empty() {
@@ -34,8 +36,7 @@ fn bad(path: &str, what: impl std::fmt::Display) -> Error {
 /// Fields without a `field-id` are another writer's extras and left out, as
 /// Java's reader skips them.
 pub fn file_fields(text: &str) -> Result<Vec<NestedField>> {
-    let json: Value =
-        serde_json::from_str(text).map_err(|e| bad("", format!("not valid JSON: {e}")))?;
+    let json = crate::avro::schema::parse_json(text).map_err(|e| bad("", e))?;
     let mut names = HashMap::new();
     match convert(&json, &mut names, "", 0)? {
         (Type::Struct(fields), _) => Ok(fields),

@@ -12,7 +12,7 @@ use crate::spec::partition::{
 };
 use crate::spec::schema::Schema;
 use crate::transform::Transform;
-use crate::types::Type;
+use crate::types::{Type, MAX_NESTING_DEPTH, NESTING_DEPTH_REASON};
 
 /// The parts of an Appendix C type string (not JSON): `("int",)`,
 /// `("decimal", P, S)`, `("fixed", L)`, `("geometry", crs)`,
@@ -88,5 +88,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(transform_result_type, m)?)?;
     m.add_function(wrap_pyfunction!(transform_applies, m)?)?;
     m.add_function(wrap_pyfunction!(partition_type, m)?)?;
+    // The nesting limit of schemas, which the Python model checks too.
+    m.add("MAX_NESTING_DEPTH", MAX_NESTING_DEPTH)?;
+    m.add("NESTING_DEPTH_REASON", NESTING_DEPTH_REASON)?;
     Ok(())
 }

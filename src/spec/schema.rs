@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::types::{NestedField, Type};
+use super::types::{too_deeply_nested, NestedField, Type, MAX_NESTING_DEPTH, NESTING_DEPTH_REASON};
 use crate::error::{Error, Result};
 
 /// Where a field sits in the schema.
@@ -45,6 +45,14 @@ impl PartialEq for Schema {
 
 impl Schema {
     pub fn new(schema_id: i32, fields: Vec<NestedField>) -> Result<Self> {
+        // Before indexing, which recurses once per level.
+        if let Some(path) = too_deeply_nested(&fields) {
+            return Err(Error::Validation(format!(
+                "schema {schema_id}: field {path:?} is nested more than {MAX_NESTING_DEPTH} \
+                 levels deep (struct, list and map types one inside another); frazil supports \
+                 at most {MAX_NESTING_DEPTH}: {NESTING_DEPTH_REASON}"
+            )));
+        }
         let mut schema = Schema {
             schema_id,
             fields,
@@ -326,5 +334,58 @@ mod tests {
         assert_eq!(schema.find_id("A", true).unwrap(), Some(2));
         let err = schema.find_id("a", false).unwrap_err().to_string();
         assert!(err.contains("ambiguous"), "{err}");
+    }
+
+    /// A schema whose field `s` nests `depth` types of `kind` one inside another, as JSON
+    /// text (ids from 2 up).
+    fn nested(kind: &str, depth: usize) -> String {
+        let mut ty = "\"long\"".to_owned();
+        for level in 0..depth {
+            let (a, b) = (1000 + 2 * level, 1001 + 2 * level);
+            ty = match kind {
+                "struct" => format!(
+                    r#"{{"type":"struct","fields":[{{"id":{a},"name":"f{level}","required":false,"type":{ty}}}]}}"#
+                ),
+                "list" => format!(
+                    r#"{{"type":"list","element-id":{a},"element-required":false,"element":{ty}}}"#
+                ),
+                _ => format!(
+                    r#"{{"type":"map","key-id":{a},"key":"string","value-id":{b},"value-required":false,"value":{ty}}}"#
+                ),
+            };
+        }
+        format!(
+            r#"{{"type":"struct","schema-id":0,"fields":[{{"id":1,"name":"s","required":false,"type":{ty}}}]}}"#
+        )
+    }
+
+    #[test]
+    fn nesting_is_limited_and_every_depth_within_the_limit_parses() {
+        for kind in ["struct", "list", "map"] {
+            // Within the limit, the JSON also stays within serde_json's 128 levels.
+            for depth in [MAX_NESTING_DEPTH - 1, MAX_NESTING_DEPTH] {
+                let schema = Schema::parse(&nested(kind, depth)).unwrap();
+                assert_eq!(too_deeply_nested(&schema.fields), None, "{kind} {depth}");
+            }
+            let err = Schema::parse(&nested(kind, MAX_NESTING_DEPTH + 1)).unwrap_err();
+            let Error::Validation(message) = err else {
+                panic!("{kind}: {err:?}")
+            };
+            assert!(
+                message.contains(&format!("at most {MAX_NESTING_DEPTH}")),
+                "{message}"
+            );
+            let deepest = match kind {
+                "struct" => format!(
+                    "s{}",
+                    (1..=MAX_NESTING_DEPTH)
+                        .rev()
+                        .fold(String::new(), |acc, level| format!("{acc}.f{level}"))
+                ),
+                "list" => format!("s{}", ".element".repeat(MAX_NESTING_DEPTH)),
+                _ => format!("s{}", ".value".repeat(MAX_NESTING_DEPTH)),
+            };
+            assert!(message.contains(&format!("{deepest:?}")), "{message}");
+        }
     }
 }

@@ -16,6 +16,58 @@ use crate::error::{Error, Result};
 /// The largest decimal precision the spec allows.
 pub const MAX_DECIMAL_PRECISION: u32 = 38;
 
+/// The deepest a schema's types may nest: the type of a top-level field holds
+/// at most this many struct, list and map types one inside another
+/// (`a: struct<b: list<int>>` nests 2). Neither the spec nor Java sets a
+/// limit (Java's JSON parser stops at 1,000 levels), but pyarrow, which every
+/// frazil read and write goes through, imports at most 64 levels of Arrow
+/// types across Arrow's C data interface (one of them the record batch's, two
+/// each map's: the map and its `entries` struct), so 31 maps is the deepest
+/// schema whose rows can reach a user. The same limit keeps a schema's JSON
+/// (3 levels a struct) within the JSON parsers' 128 and Parquet's group
+/// nesting (2 levels a list or map) within pyarrow's 100.
+pub const MAX_NESTING_DEPTH: usize = 31;
+
+/// Why [`MAX_NESTING_DEPTH`] is what it is, for error messages.
+pub const NESTING_DEPTH_REASON: &str = "pyarrow, through which frazil reads and writes, \
+    imports at most 64 levels of Arrow types and a map takes two of them";
+
+/// The dotted name of the first field, list element or map key or value
+/// (`a.element.b`, Java's naming) among `fields` whose type is nested more than
+/// [`MAX_NESTING_DEPTH`] levels deep, if any. Walks without recursion: it
+/// guards code that recurses once per level.
+pub fn too_deeply_nested(fields: &[NestedField]) -> Option<String> {
+    let mut pending: Vec<(&Type, String, usize)> = fields
+        .iter()
+        .rev()
+        .map(|f| (&f.field_type, f.name.clone(), 1))
+        .collect();
+    while let Some((ty, path, depth)) = pending.pop() {
+        if !ty.is_nested() {
+            continue;
+        }
+        if depth > MAX_NESTING_DEPTH {
+            return Some(path);
+        }
+        let child = |name: &str| format!("{path}.{name}");
+        match ty {
+            Type::Struct(children) => pending.extend(
+                children
+                    .iter()
+                    .rev()
+                    .map(|f| (&f.field_type, child(&f.name), depth + 1)),
+            ),
+            Type::List { element, .. } => pending.push((element, child("element"), depth + 1)),
+            Type::Map { key, value, .. } => {
+                pending.push((value, child("value"), depth + 1));
+                pending.push((key, child("key"), depth + 1));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The CRS of `geometry` and `geography` when the type string names none.
 pub const DEFAULT_CRS: &str = "OGC:CRS84";
 /// The edge interpolation algorithm of `geography` when none is named.

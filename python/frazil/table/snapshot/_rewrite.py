@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from frazil.io import FileIO
 from frazil.manifest import DataFile
 from frazil.metadata import TableMetadata
+from frazil.schema import Schema
 from frazil.snapshots import Snapshot
 from frazil.table import _metadata_columns as meta
 from frazil.table._properties import DELETE_MODE, MERGE_ON_READ, row_level_mode
@@ -79,13 +80,14 @@ def _touched_files(
 
 def _kept_rows(
     batches: Iterator[pa.RecordBatch],
-    metadata: TableMetadata,
-    row_filter: Expression,
-    case_sensitive: bool,
+    schema: Schema,
+    bound: Expression,
     removed: list[int],
 ) -> Iterator[pa.RecordBatch]:
-    schema = metadata.schema()
-    compiled = compile_filter(row_filter, schema, case_sensitive)
+    """The rows of ``batches`` that ``bound`` (the filter bound to ``schema``: values of the
+    column types, names as the schema spells them) does not match; ``removed[0]`` counts the
+    others."""
+    compiled = compile_filter(bound, schema)
     for batch in batches:
         if compiled.always is not None:
             mask = pa.array([compiled.always] * batch.num_rows, pa.bool_())
@@ -115,8 +117,10 @@ def remove_rows(
     # Read first, so that a mode that names nothing is refused even when no file is rewritten.
     mode = row_level_mode(metadata.properties, DELETE_MODE)
     # Bound up front so that a filter on a column the table lacks is refused even when no
-    # file would be read (an empty table).
-    bind(row_filter, metadata.schema(), case_sensitive)
+    # file would be read (an empty table). The rows are tested with the bound filter, whose
+    # literals the binder converted to the column types as a scan's are (5.0 against a long
+    # column is 5, a date string a day number); the unbound one holds the user's values.
+    bound = bind(row_filter, metadata.schema(), case_sensitive)
     whole, partial = _touched_files(metadata, head, row_filter, case_sensitive, io)
     for file in whole:
         producer.delete_file(file)
@@ -155,7 +159,7 @@ def remove_rows(
             # The writer's uuid type: the rows go back to it, not to a user.
             uuid_type="fixed_size_binary",
         )
-        kept = _kept_rows(batches, metadata, row_filter, case_sensitive, removed)
+        kept = _kept_rows(batches, schema, bound, removed)
         arrow = read_task_schema(schema, metadata_columns=lineage, uuid_type="fixed_size_binary")
         reader = pa.RecordBatchReader.from_batches(arrow, kept)
         new_files: list[DataFile] = []

@@ -11,6 +11,7 @@ pub mod avro_data;
 pub mod error;
 pub mod expr;
 pub mod io;
+pub mod json;
 pub mod manifest;
 pub mod memo;
 pub mod murmur3;

@@ -125,28 +125,7 @@ pub const MAX_JSON_DEPTH: usize = 6 * MAX_NESTING_DEPTH + 16;
 /// that the parser, which recurses once per level, may go beyond
 /// serde_json's default limit without risking the stack.
 pub fn parse_json(text: &str) -> std::result::Result<Value, String> {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
-    for byte in text.bytes() {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match byte {
-            b'"' => in_string = true,
-            b'{' | b'[' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
+    let deepest = crate::json::depth(text);
     if deepest > MAX_JSON_DEPTH {
         return Err(format!(
             "its JSON is nested {deepest} levels deep, more than the {MAX_JSON_DEPTH} levels of \

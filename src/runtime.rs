@@ -4,6 +4,7 @@
 //! built in the parent is dead in the child: using it would hang forever. The
 //! pool remembers the process id that built it, and a child builds its own.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::ThreadPool;
@@ -58,16 +59,40 @@ pub fn run<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> Result<R
     Ok(pool(threads)?.install(work))
 }
 
-/// The number of threads to use when the caller asks for "all of them".
+/// A process-wide limit set by the caller (0: none), e.g. by a Spark task from
+/// `spark.task.cpus`, so that N tasks on one executor do not each start a pool
+/// as large as the host.
+static THREAD_LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets the limit `available_threads` returns (0 removes it).
+pub fn set_thread_limit(threads: usize) {
+    THREAD_LIMIT.store(threads, Ordering::Relaxed);
+}
+
+/// The number of threads to use when the caller asks for "all of them": the
+/// limit set by `set_thread_limit`, else `FRAZIL_THREADS`, else the cores.
 ///
-/// Asked once per process: `available_parallelism` reads the cgroup quota
-/// files on every call (tens of microseconds, a third of a small plan).
+/// The environment and the cores are read once per process:
+/// `available_parallelism` reads the cgroup quota files on every call (tens of
+/// microseconds, a third of a small plan).
 pub fn available_threads() -> usize {
+    let limit = THREAD_LIMIT.load(Ordering::Relaxed);
+    if limit > 0 {
+        return limit;
+    }
     static THREADS: OnceLock<usize> = OnceLock::new();
     *THREADS.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
+        // A malformed value is refused by the Python layer (frazil._threads),
+        // which reads it first; here it only falls back to the cores.
+        std::env::var("FRAZIL_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
+            })
     })
 }
 

@@ -24,6 +24,7 @@ __all__ = [
     "InvalidUpdateError",
     "InvalidValueError",
     "LostConnectionError",
+    "MissingDependencyError",
     "NamespaceAlreadyExistsError",
     "NamespaceNotEmptyError",
     "NoSuchNamespaceError",
@@ -201,6 +202,11 @@ class UnsafeNameError(ValidationError):
 class UnsupportedOperationError(FrazilError):
     """An operation this catalog (or its storage) cannot do, such as renaming a table of a
     file-system catalog, or committing to an object store without conditional writes."""
+
+
+class MissingDependencyError(FrazilError, ImportError):
+    """An optional integration used without the package it needs (``frazil.spark`` without
+    pyspark); the message names the pip extra that installs it."""
 
 
 class PurgeIncompleteError(FrazilError):

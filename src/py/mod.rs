@@ -54,5 +54,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     avro_bench_hooks::register(m)?;
     spec::register(m)?;
     write::register(m)?;
+    m.add_function(wrap_pyfunction!(set_thread_limit, m)?)?;
     Ok(())
+}
+
+/// Limits the threads the core uses for "all cores" (0: no limit); see
+/// `frazil._threads`.
+#[pyfunction]
+fn set_thread_limit(threads: usize) {
+    crate::runtime::set_thread_limit(threads);
 }

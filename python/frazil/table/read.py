@@ -20,7 +20,6 @@ uuid columns pyarrow's ``pa.uuid()``, as pyiceberg does; scan option or table pr
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +28,7 @@ import pyarrow.compute as pc
 
 from frazil import expressions as ex
 from frazil import types as t
+from frazil._threads import threads
 from frazil.errors import UnknownFieldError, ValidationError
 from frazil.io import IOLike, raw
 from frazil.name_mapping import NameMapping
@@ -518,7 +518,7 @@ def _files_in_flight(scan: DataScan) -> int:
         "read.files-in-flight", scan.table.properties.get("read.files-in-flight")
     )
     if value is None:
-        return max(1, os.cpu_count() or 1)
+        return threads()
     try:
         count = int(value)
     except (TypeError, ValueError):

@@ -10,7 +10,6 @@ existing Parquet file for ``add_files``."""
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -18,6 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from frazil._threads import threads
 from frazil.errors import FrazilTypeError, InvalidValueError, ValidationError
 from frazil.io import FileIO
 from frazil.manifest import DataFile
@@ -167,7 +167,7 @@ def _write(
     # not per batch. A stream's chunks stay below a row group, so files of a stream are
     # written (and yielded) as it arrives.
     chunk_bytes = budget if in_memory else min(settings.config.row_group_size, budget // 2)
-    lanes = os.cpu_count() or 1
+    lanes = threads()
     pool = ThreadPoolExecutor(max_workers=lanes, thread_name_prefix="frazil-write")
     try:
         presorted = False

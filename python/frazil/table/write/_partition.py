@@ -10,7 +10,6 @@ human string (``Transform.toHumanString``; null is ``null``)."""
 from __future__ import annotations
 
 import math
-import os
 import urllib.parse
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from frazil import _native, transforms
+from frazil._threads import threads as default_threads
 from frazil.errors import InvalidValueError
 from frazil.manifest import manifest_entry_schema
 from frazil.partitioning import PartitionField, PartitionSpec
@@ -117,7 +117,7 @@ class Partitioner:
     def _keys(self, rows: pa.Table) -> list[pa.Array]:
         keys = []
         # The core's transforms run on several threads when the chunk is large enough.
-        threads = min(os.cpu_count() or 1, max(1, rows.num_rows >> 18))
+        threads = min(default_threads(), max(1, rows.num_rows >> 18))
         for f, target in zip(self.spec.fields, self.arrow_type, strict=True):
             values = source_column(rows, self.schema, f.source_id)
             key = transforms.apply(f.transform, values, threads=threads).cast(target.type)

@@ -1,0 +1,48 @@
+"""frazil on Apache Spark through PySpark, without Iceberg's JVM runtime jar (issue 23).
+
+Glue only: the driver plans with frazil's planner and commits once through frazil's
+transactions; executors run :func:`frazil.table.read.read_task`, frazil's writer and the
+manifest decoder on plain data (Appendix C task JSON, data file records, table metadata JSON,
+FileIO properties) or Arrow. Executors never talk to a catalog.
+
+Importing this package needs no pyspark: ``import frazil`` never imports it, and the functions
+import it when called, raising :class:`~frazil.errors.MissingDependencyError` naming the
+``spark`` extra when it is missing.
+
+- :func:`read` / :func:`write`: a table as a Spark DataFrame, a DataFrame into a table.
+- :mod:`frazil.spark.functions`: Iceberg's partition transforms as Spark Columns.
+- :func:`register`: the Python Data Source ``frazil`` (Spark 4.x).
+- :func:`remove_orphan_files`, :func:`expire_snapshots`: maintenance with executors.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "add_partition_columns",
+    "expire_snapshots",
+    "read",
+    "register",
+    "remove_orphan_files",
+    "write",
+]
+
+# Public name -> the submodule defining it, imported on first use (so that importing
+# frazil.spark needs no pyspark).
+_LAZY = {
+    "read": "frazil.spark.read",
+    "write": "frazil.spark.write",
+    "add_partition_columns": "frazil.spark.functions",
+    "register": "frazil.spark.datasource",
+    "remove_orphan_files": "frazil.spark.maintenance",
+    "expire_snapshots": "frazil.spark.maintenance",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'frazil.spark' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -29,11 +29,12 @@ __all__ = [
     "write",
 ]
 
-# Public name -> the submodule defining it, imported on first use (so that importing
+# Public name -> the submodule defining it (reader/writer, not read/write: a submodule named
+# like a function would replace it as an attribute of this package once imported), imported on first use (so that importing
 # frazil.spark needs no pyspark).
 _LAZY = {
-    "read": "frazil.spark.read",
-    "write": "frazil.spark.write",
+    "read": "frazil.spark.reader",
+    "write": "frazil.spark.writer",
     "add_partition_columns": "frazil.spark.functions",
     "register": "frazil.spark.datasource",
     "remove_orphan_files": "frazil.spark.maintenance",

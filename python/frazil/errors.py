@@ -34,6 +34,7 @@ __all__ = [
     "PermissionDeniedError",
     "PurgeIncompleteError",
     "SchemaMismatchError",
+    "SparkJobError",
     "TableAlreadyExistsError",
     "TableUUIDMismatchError",
     "UnknownFieldError",
@@ -202,6 +203,11 @@ class UnsafeNameError(ValidationError):
 class UnsupportedOperationError(FrazilError):
     """An operation this catalog (or its storage) cannot do, such as renaming a table of a
     file-system catalog, or committing to an object store without conditional writes."""
+
+
+class SparkJobError(FrazilError):
+    """A Spark job frazil ran (a write's tasks, a distributed plan) failed; the message names
+    the table and Spark's error, which is chained."""
 
 
 class MissingDependencyError(FrazilError, ImportError):

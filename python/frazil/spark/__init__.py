@@ -29,9 +29,9 @@ __all__ = [
     "write",
 ]
 
-# Public name -> the submodule defining it (reader/writer, not read/write: a submodule named
-# like a function would replace it as an attribute of this package once imported), imported on first use (so that importing
-# frazil.spark needs no pyspark).
+# Public name -> the submodule defining it, imported on first use (so that importing
+# frazil.spark needs no pyspark). reader/writer, not read/write: a submodule named like a
+# function would replace it as an attribute of this package once imported.
 _LAZY = {
     "read": "frazil.spark.reader",
     "write": "frazil.spark.writer",

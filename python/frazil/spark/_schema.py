@@ -157,9 +157,7 @@ def conform(array: pa.Array, target: pa.DataType) -> pa.Array:
     if pa.types.is_fixed_size_binary(source) and pa.types.is_string(target):
         return uuid_strings(array)
     if pa.types.is_struct(source):
-        children = [
-            conform(array.field(i), target.field(i).type) for i in range(source.num_fields)
-        ]
+        children = [conform(array.field(i), target.field(i).type) for i in range(source.num_fields)]
         mask = array.is_null() if array.null_count else None
         return pa.StructArray.from_arrays(children, fields=list(target), mask=mask)
     if pa.types.is_map(source):

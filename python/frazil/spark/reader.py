@@ -150,7 +150,7 @@ class ReadJob:
                 mapping,
             )
             self._cache["objects"] = cached
-        return cached  # type: ignore[no-any-return]
+        return cached
 
     def read_tasks(self, task_jsons: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """The rows of the tasks, in Spark's Arrow form; files read in parallel (at most

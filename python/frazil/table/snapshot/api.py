@@ -53,10 +53,17 @@ def _stage(txn: Transaction, producer: SnapshotProducer) -> None:
 
 
 def _write(txn: Transaction, producer: MergingProducer, data: Any) -> None:
-    """Write ``data`` as new data files of the table, added to ``producer``."""
-    from frazil.table.write import write_data_files
+    """Write ``data`` as new data files of the table, added to ``producer``; data files
+    written already (:class:`~frazil.table.write.WrittenDataFiles`, e.g. by Spark executors)
+    are added as they are."""
+    from frazil.table.write import WrittenDataFiles, write_data_files
 
     try:
+        if isinstance(data, WrittenDataFiles):
+            data.check_spec(txn.staged_metadata)
+            for file in data.files:
+                producer.add_file(file, data.spec_id, owned=True)
+            return
         for file in write_data_files(txn.staged_metadata, txn.table.io, data):
             producer.add_file(file, owned=True)
     except BaseException:

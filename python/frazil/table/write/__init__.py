@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -40,6 +41,7 @@ from frazil.types import NestedField
 __all__ = [
     "Conformer",
     "SchemaMismatchError",
+    "WrittenDataFiles",
     "check_arrow_schema",
     "data_file_from_parquet",
     "write_arrow_schema",
@@ -52,6 +54,27 @@ MAX_BUFFERED_BYTES = 256 << 20
 # An in-memory Table up to this size is split by partition in one piece (one reordered copy
 # of it at most): its partitions' files then get whole row groups, not budget-sized pieces.
 MAX_TABLE_BYTES = 2 << 30
+
+
+@dataclass(frozen=True)
+class WrittenDataFiles:
+    """Data files written already by :func:`write_data_files` under partition spec
+    ``spec_id`` (by Spark executors, say), for a transaction's ``append``, ``overwrite`` or
+    ``dynamic_partition_overwrite`` to commit in place of data. The transaction owns them: a
+    commit that fails deletes them, one whose outcome is unknown keeps them."""
+
+    files: tuple[DataFile, ...]
+    spec_id: int
+
+    def check_spec(self, metadata: TableMetadata) -> None:
+        """The files' partition tuples follow ``spec_id``: it must still be the table's
+        default spec, which the commit's snapshot producers assume."""
+        if self.files and self.spec_id != metadata.default_spec_id:
+            raise ValidationError(
+                f"the data files were written under partition spec {self.spec_id}, but the "
+                f"table's default spec is now {metadata.default_spec_id} (its partitioning "
+                "changed meanwhile): write the data again"
+            )
 
 
 def _reader(data: Any) -> pa.RecordBatchReader:
@@ -77,6 +100,9 @@ def write_data_files(
     spec_id: int | None = None,
     properties: Mapping[str, str] | None = None,
     row_lineage: bool = False,
+    partition_id: int = 0,
+    task_id: int = 0,
+    operation_id: str | None = None,
 ) -> Iterator[DataFile]:
     """Writes ``data`` (a pyarrow Table, RecordBatch, RecordBatchReader, or any object with
     ``__arrow_c_stream__``) to Parquet data files of the table and yields one
@@ -92,7 +118,12 @@ def write_data_files(
     ``_last_updated_sequence_number`` (int64; a missing column is all null), written beside
     the table's columns with their reserved field ids, so that rows moved to a new file keep
     their lineage (spec: "Row Lineage"; what Spark's copy-on-write writes). Without it those
-    names are not columns of the table and are refused."""
+    names are not columns of the table and are refused.
+
+    ``partition_id``, ``task_id`` and ``operation_id`` name the files as Java's
+    ``OutputFileFactory`` does (``{partition:05d}-{task}-{operation}-{count:05d}.parquet``):
+    a Spark task gives its partition and attempt ids and the job's id, so that files of
+    different tasks of one write never collide (default: a fresh uuid as the operation)."""
     props = {**metadata.properties, **(properties or {})}
     schema = metadata.schema()
     lineage = _lineage_fields(metadata, schema) if row_lineage else ()
@@ -127,7 +158,13 @@ def write_data_files(
         io,
         extra_fields=lineage,
     )
-    namer = FileNamer(config.locations, str(uuid.uuid4()), not spec.is_unpartitioned())
+    namer = FileNamer(
+        config.locations,
+        str(uuid.uuid4()) if operation_id is None else operation_id,
+        not spec.is_unpartitioned(),
+        partition_id=partition_id,
+        task_id=task_id,
+    )
     return _write(reader, conformer, partitioner, settings, namer, order, data)
 
 

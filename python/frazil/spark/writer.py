@@ -206,7 +206,8 @@ def write(
             results = distributed.mapInArrow(job.map_partition, _result_type()).collect()
         except Exception as error:
             raise SparkJobError(
-                f"the Spark job writing to {'.'.join(table.name())} failed, nothing was committed and "
+                f"the Spark job writing to {'.'.join(table.name())} failed, nothing was "
+                "committed and "
                 f"its files were deleted: {_first_line(error)}"
             ) from error
         files = [DataFile.from_row(pickle.loads(row[0])) for row in results]

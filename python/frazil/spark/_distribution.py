@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from frazil.errors import ValidationError
-from frazil.spark._pyspark import require
 
 if TYPE_CHECKING:
     from frazil.table import Table
@@ -44,30 +43,33 @@ def distribution_mode(table: Table, properties: Mapping[str, str]) -> str:
     return mode
 
 
-def _partition_columns(table: Table) -> list[Any]:
+def _column(df: Any, table: Table, source_id: int) -> Any:
+    from frazil.spark.functions import _column_path
+
+    path = _column_path(table.schema(), source_id)
+    column = df[path[0]]
+    for name in path[1:]:
+        column = column.getField(name)
+    return column
+
+
+def _partition_columns(df: Any, table: Table) -> list[Any]:
     from frazil.spark.functions import transform
 
-    functions = require("pyspark.sql.functions")
-    schema = table.schema()
-    columns = []
-    for field in table.spec().fields:
-        if field.transform == "void":
-            continue
-        name = schema.find_column_name(field.source_id)
-        columns.append(transform(field.transform, functions.col(_quoted(name))))
-    return columns
+    return [
+        transform(field.transform, _column(df, table, field.source_id), df=df)
+        for field in table.spec().fields
+        if field.transform != "void"
+    ]
 
 
-def _sort_columns(table: Table) -> list[Any]:
+def _sort_columns(df: Any, table: Table) -> list[Any]:
     from frazil.sorting import NullOrder, SortDirection
     from frazil.spark.functions import transform
 
-    functions = require("pyspark.sql.functions")
-    schema = table.schema()
     columns = []
     for field in table.sort_order().fields:
-        name = schema.find_column_name(field.source_id)
-        column = transform(str(field.transform), functions.col(_quoted(name)))
+        column = transform(str(field.transform), _column(df, table, field.source_id), df=df)
         ascending = field.direction == SortDirection.ASC
         nulls_first = field.null_order == NullOrder.NULLS_FIRST
         if ascending:
@@ -78,19 +80,13 @@ def _sort_columns(table: Table) -> list[Any]:
     return columns
 
 
-def _quoted(name: str | None) -> str:
-    assert name is not None
-    # A dotted name is a nested field's path; each part is quoted for names with odd letters.
-    return ".".join(f"`{part.replace('`', '``')}`" for part in name.split("."))
-
-
 def distribute(df: Any, table: Table, properties: Mapping[str, str]) -> Any:
     """``df`` repartitioned per the table's distribution mode."""
     mode = distribution_mode(table, properties)
     if mode == "none":
         return df
-    partition = _partition_columns(table)
+    partition = _partition_columns(df, table)
     if mode == "hash":
         return df.repartition(*partition) if partition else df
-    ordering = [c.asc_nulls_first() for c in partition] + _sort_columns(table)
+    ordering = [c.asc_nulls_first() for c in partition] + _sort_columns(df, table)
     return df.repartitionByRange(*ordering) if ordering else df

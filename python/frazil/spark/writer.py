@@ -64,8 +64,15 @@ class WriteJob:
     properties: dict[str, str]
     fail_first_attempt: bool = False
 
-    def map_partition(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        """mapInArrow's function: writes the task's rows, yields one row per data file."""
+    @property
+    def spec_id(self) -> int:
+        """The partition spec the files are written under: the table's default spec."""
+        return int(json.loads(self.metadata_json)["default-spec-id"])
+
+    def write_batches(self, batches: Iterator[pa.RecordBatch]) -> list[DataFile]:
+        """In a Spark task: writes Spark's batches as data files of the table (named after
+        the task), records them in the job's journal and returns them; on failure deletes
+        them."""
         from frazil.metadata import TableMetadata
         from frazil.table.write import write_data_files
 
@@ -79,7 +86,7 @@ class WriteJob:
         stream = (batch_to_table(b, schema) for b in batches)
         first = next(stream, None)
         if first is None:
-            return
+            return []
         reader = pa.RecordBatchReader.from_batches(first.schema, _chain(first, stream))
         written: list[DataFile] = []
         try:
@@ -104,10 +111,44 @@ class WriteJob:
         except BaseException:
             _delete(self.io, [f.file_path for f in written if f.file_path])
             raise
-        for file in written:
+        return written
+
+    def map_partition(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """mapInArrow's function: writes the task's rows, yields one row per data file."""
+        for file in self.write_batches(batches):
             yield pa.RecordBatch.from_pydict(
                 {"data_file": [pickle.dumps(file.to_row())]}, schema=RESULT_SCHEMA
             )
+
+    def clean_up(self, reported: set[str | None], committed: bool, unknown: bool) -> None:
+        """Deletes the job's files no commit took: after a commit, those of discarded
+        attempts; after a failure, all of them; when the outcome is unknown, only files the
+        commit cannot hold (never reported to the driver)."""
+        recorded, journals = journaled_files(self.io, self.journal)
+        if committed or unknown:
+            doomed = [f for f in recorded if f not in reported]
+        else:
+            doomed = list(dict.fromkeys([*recorded, *(f for f in reported if f)]))
+        _delete(self.io, doomed)
+        _delete(self.io, journals)
+
+    @classmethod
+    def create(
+        cls,
+        table: Table,
+        options: Mapping[str, str],
+        fail_first_attempt: bool = False,
+    ) -> WriteJob:
+        metadata = table.metadata
+        operation_id = str(uuid.uuid4())
+        return cls(
+            metadata_json=metadata.to_json(),
+            io=table.io,
+            operation_id=operation_id,
+            journal=f"{metadata.location.rstrip('/')}/{JOURNAL}{operation_id}",
+            properties=dict(options),
+            fail_first_attempt=fail_first_attempt,
+        )
 
 
 RESULT_SCHEMA = pa.schema([pa.field("data_file", pa.binary(), nullable=False)])
@@ -143,10 +184,15 @@ def journaled_files(io: FileIO, journal: str) -> tuple[list[str], list[str]]:
 def check_schema(df: Any, table: Table, properties: Mapping[str, str]) -> None:
     """The DataFrame's columns fit the table's (by name, types Spark can hold): one
     SchemaMismatchError listing every mismatch, raised before any executor writes."""
+    check_schema_of(df.schema, table, properties)
+
+
+def check_schema_of(schema: Any, table: Table, properties: Mapping[str, str]) -> None:
+    """:func:`check_schema` for a Spark StructType."""
     from frazil.table._properties import downcast_ns
     from frazil.table.write import check_arrow_schema
 
-    arrow = spark_arrow_schema(df.schema)
+    arrow = spark_arrow_schema(schema)
     empty = pa.RecordBatch.from_arrays([pa.array([], f.type) for f in arrow], schema=arrow)
     converted = batch_to_table(empty, table.schema())
     check_arrow_schema(converted.schema, table.schema(), downcast_ns=downcast_ns(properties))
@@ -173,7 +219,6 @@ def write(
     ``_fail_first_attempt`` is a test hook: task 0's first attempt fails after writing."""
     from frazil.manifest import DataFile
     from frazil.spark._distribution import distribute
-    from frazil.table.write import WrittenDataFiles
 
     if mode not in MODES:
         raise ValidationError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -187,32 +232,40 @@ def write(
     metadata = table.metadata
     properties = {**metadata.properties, **options}
     check_schema(df, table, properties)
-    operation_id = str(uuid.uuid4())
-    job = WriteJob(
-        metadata_json=metadata.to_json(),
-        io=table.io,
-        operation_id=operation_id,
-        journal=f"{metadata.location.rstrip('/')}/{JOURNAL}{operation_id}",
-        properties=options,
-        fail_first_attempt=_fail_first_attempt,
-    )
+    job = WriteJob.create(table, options, _fail_first_attempt)
     spark = df.sparkSession
     distributed = distribute(df, table, properties)
     files: list[DataFile] = []
+    try:
+        results = distributed.mapInArrow(job.map_partition, _result_type()).collect()
+    except Exception as error:
+        job.clean_up(set(), committed=False, unknown=False)
+        raise SparkJobError(
+            f"the Spark job writing to {'.'.join(table.name())} failed, nothing was "
+            f"committed and its files were deleted: {_first_line(error)}"
+        ) from error
+    files = [DataFile.from_row(pickle.loads(row[0])) for row in results]
+    summary = {APP_ID: spark.sparkContext.applicationId, **(snapshot_properties or {})}
+    return commit_files(table, job, files, mode, overwrite_filter, summary)
+
+
+def commit_files(
+    table: Table,
+    job: WriteJob,
+    files: list[DataFile],
+    mode: str,
+    overwrite_filter: Expression | str | None,
+    summary: Mapping[str, str],
+) -> Table:
+    """One commit of the job's ``files`` to ``table`` per ``mode``; then the job's other
+    files are deleted (all of them when the commit failed, none it may hold when its outcome
+    is unknown)."""
+    from frazil.table.write import WrittenDataFiles
+
     committed = False
     unknown = False
     try:
-        try:
-            results = distributed.mapInArrow(job.map_partition, _result_type()).collect()
-        except Exception as error:
-            raise SparkJobError(
-                f"the Spark job writing to {'.'.join(table.name())} failed, nothing was "
-                "committed and "
-                f"its files were deleted: {_first_line(error)}"
-            ) from error
-        files = [DataFile.from_row(pickle.loads(row[0])) for row in results]
-        summary = {APP_ID: spark.sparkContext.applicationId, **(snapshot_properties or {})}
-        written = WrittenDataFiles(tuple(files), metadata.default_spec_id)
+        written = WrittenDataFiles(tuple(files), job.spec_id)
         txn = table.transaction()
         if mode == "append":
             txn.append(written, snapshot_properties=summary)
@@ -226,21 +279,8 @@ def write(
         unknown = True
         raise
     finally:
-        _clean_up(job, {f.file_path for f in files}, committed, unknown)
+        job.clean_up({f.file_path for f in files}, committed, unknown)
     return table
-
-
-def _clean_up(job: WriteJob, reported: set[str | None], committed: bool, unknown: bool) -> None:
-    """Deletes the job's files no commit took: after a commit, those of discarded attempts;
-    after a failure, all of them; when the outcome is unknown, only files the commit cannot
-    hold (never reported to the driver)."""
-    recorded, journals = journaled_files(job.io, job.journal)
-    if committed or unknown:
-        doomed = [f for f in recorded if f not in reported]
-    else:
-        doomed = list(dict.fromkeys([*recorded, *(f for f in reported if f)]))
-    _delete(job.io, doomed)
-    _delete(job.io, journals)
 
 
 def _first_line(error: BaseException) -> str:

@@ -161,22 +161,42 @@ def _filter_expression(spark_filter: Any) -> Expression | None:
     return None
 
 
+class _PushFilters:
+    """The reader's ``pushFilters``, in a form Spark 4.3 accepts with pushdown on and off.
+
+    Spark calls ``pushFilters`` only while ``spark.sql.python.filterPushdown.enabled`` is on,
+    and refuses to plan a reader that overrides it while it is off (it compares the method's
+    ``__func__`` with the base class's). A reader cannot see that setting, so this callable
+    carries the base method as its ``__func__``: with pushdown off Spark treats the reader as
+    one without pushdown (Spark filters every row itself); with it on Spark calls it, and the
+    filters frazil applies exactly are taken."""
+
+    def __init__(self, reader: FrazilReader) -> None:
+        self.reader = reader
+        # An instance attribute: a function stored on the class would be bound.
+        self.__func__ = _datasource.DataSourceReader.pushFilters
+
+    def __call__(self, filters: Sequence[Any]) -> Iterator[Any]:
+        return self.reader.push_filters(filters)
+
+
 class FrazilReader(_datasource.DataSourceReader):  # type: ignore[misc,name-defined]
     def __init__(self, options: Mapping[str, str]) -> None:
         self.options = dict(options)
         self.pushed: list[Expression] = []
+        self.pushFilters = _PushFilters(self)
 
-    def pushFilters(self, filters: Sequence[Any]) -> Iterator[Any]:
+    def push_filters(self, filters: Sequence[Any]) -> Iterator[Any]:
         """Accepts the filters frazil applies exactly (they become part of the scan's filter,
         pruning files and applied to every row) and hands the others back to Spark."""
+        from frazil.expressions import bind
+
         table = _table(self.options)
         schema = table.scan(**_time_travel(self.options)).schema()
         for spark_filter in filters:
             expression = _filter_expression(spark_filter)
             if expression is not None:
                 try:
-                    from frazil.expressions import bind
-
                     bind(expression, schema)
                 except FrazilError:
                     expression = None

@@ -7,8 +7,12 @@
 //!
 //! - a plain path (`/warehouse/t/metadata/v1.metadata.json`), used as is;
 //! - a `file:` URI (`file:///p`, `file:/p`, `file://localhost/p`), whose path
-//!   is percent-decoded; `file://otherhost/p` names a remote host and is
-//!   refused rather than read from the local disk;
+//!   is taken verbatim, never percent-decoded: Java's HadoopFileIO (Hadoop's
+//!   `Path`) and pyiceberg (`urlparse`, no unquote) read it literally, and
+//!   Java's partition paths are URL-encoded values (`s=%C3%A9+1`) that name a
+//!   directory spelled exactly so (tests/interop/test_file_uri_parity.py);
+//!   `file://otherhost/p` names a remote host and is refused rather than read
+//!   from the local disk;
 //! - `s3://bucket/key`, with `s3a://` and `s3n://` (Hadoop's names) for the
 //!   same bucket and key; `gs://bucket/key`;
 //! - `abfs://container@account.dfs.core.windows.net/path` and `abfss://`.
@@ -17,8 +21,6 @@
 
 use std::fmt;
 use std::path::PathBuf;
-
-use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTROLS};
 
 use crate::error::{Error, Result};
 
@@ -151,11 +153,9 @@ fn parse_file(location: &str, rest: &str) -> Result<Location> {
             "{location}: a file URI needs an absolute path (file:///path)"
         )));
     }
-    let decoded = percent_decode_str(path)
-        .decode_utf8()
-        .map_err(|_| Error::InvalidValue(format!("{location}: percent-decodes to non-UTF-8")))?;
+    // Verbatim, as Java and pyiceberg take it (see the module docs).
     Ok(Location::Local {
-        path: PathBuf::from(decoded.as_ref()),
+        path: PathBuf::from(path),
         uri: true,
     })
 }
@@ -214,28 +214,10 @@ fn parse_azure(location: &str, scheme: &str, rest: &str) -> Result<Location> {
     }))
 }
 
-/// Characters kept as they are in a `file:` URI path: RFC 3986's unreserved
-/// characters, `/`, and the sub-delimiters that need no escape in a path.
-const FILE_URI_ESCAPE: &AsciiSet = &CONTROLS
-    .add(b' ')
-    .add(b'"')
-    .add(b'#')
-    .add(b'%')
-    .add(b'<')
-    .add(b'>')
-    .add(b'?')
-    .add(b'[')
-    .add(b'\\')
-    .add(b']')
-    .add(b'^')
-    .add(b'`')
-    .add(b'{')
-    .add(b'|')
-    .add(b'}');
-
-/// The `file://` URI of an absolute local path (the inverse of parsing one).
+/// The `file://` URI of an absolute local path (the inverse of parsing one):
+/// the path verbatim, not percent-encoded, as Java writes it.
 pub fn file_uri(path: &str) -> String {
-    format!("file://{}", utf8_percent_encode(path, FILE_URI_ESCAPE))
+    format!("file://{path}")
 }
 
 #[cfg(test)]
@@ -261,17 +243,42 @@ mod tests {
     fn file_uri_forms_name_the_same_path() {
         for form in [
             "/tmp/a b/x.avro",
-            "file:///tmp/a%20b/x.avro",
-            "file:/tmp/a%20b/x.avro",
-            "file://localhost/tmp/a%20b/x.avro",
-            "FILE://LOCALHOST/tmp/a%20b/x.avro",
+            "file:///tmp/a b/x.avro",
+            "file:/tmp/a b/x.avro",
+            "file://localhost/tmp/a b/x.avro",
+            "FILE://LOCALHOST/tmp/a b/x.avro",
         ] {
             assert_eq!(local(form), PathBuf::from("/tmp/a b/x.avro"), "{form}");
         }
-        // A plain path is never decoded, and a colon later in it is no scheme.
-        assert_eq!(local("/tmp/a%20b"), PathBuf::from("/tmp/a%20b"));
+        // A colon later in a path is no scheme.
         assert_eq!(local("rel/x:y"), PathBuf::from("rel/x:y"));
         assert_eq!(local("/tmp/s3://x"), PathBuf::from("/tmp/s3://x"));
+    }
+
+    #[test]
+    fn file_uri_paths_are_never_percent_decoded() {
+        // Java's HadoopFileIO (Hadoop's Path) and pyiceberg (urlparse without
+        // unquote) take the path literally, and Java writes a partition
+        // directory named `s=%C3%A9+1%2Fx%25` as is
+        // (tests/interop/test_file_uri_parity.py).
+        for form in [
+            "/tmp/s=%C3%A9+1%2Fx%25/a%20b",
+            "file:///tmp/s=%C3%A9+1%2Fx%25/a%20b",
+            "file:/tmp/s=%C3%A9+1%2Fx%25/a%20b",
+            "file://localhost/tmp/s=%C3%A9+1%2Fx%25/a%20b",
+        ] {
+            assert_eq!(
+                local(form),
+                PathBuf::from("/tmp/s=%C3%A9+1%2Fx%25/a%20b"),
+                "{form}"
+            );
+        }
+        // Not an escape at all: still the literal path, no error.
+        assert_eq!(local("file:///tmp/%ff%"), PathBuf::from("/tmp/%ff%"));
+        assert_eq!(
+            file_uri("/tmp/s=%C3%A9/a b"),
+            "file:///tmp/s=%C3%A9/a b".to_owned()
+        );
     }
 
     #[test]
@@ -282,7 +289,6 @@ mod tests {
             "{err:?}"
         );
         assert!(Location::parse("file:relative").is_err());
-        assert!(Location::parse("file:///tmp/%ff").is_err());
         assert!(Location::parse("").is_err());
     }
 

@@ -37,22 +37,42 @@ fn file_uris_reach_the_same_file() {
     let io = io();
     let plain = dir.path("x y%.txt");
     io.write(&plain, b"1").unwrap();
-    let encoded = location::file_uri(&plain);
-    assert!(
-        encoded.contains("%20") && encoded.contains("%25"),
-        "{encoded}"
-    );
+    // The path goes into the URI verbatim (Java's HadoopFileIO and pyiceberg
+    // take a file: URI's path literally; tests/interop/test_file_uri_parity.py).
+    let uri = location::file_uri(&plain);
+    assert_eq!(uri, format!("file://{plain}"));
     for form in [
-        encoded.clone(),
-        encoded.replacen("file://", "file:", 1),
-        encoded.replacen("file://", "file://localhost", 1),
+        uri.clone(),
+        uri.replacen("file://", "file:", 1),
+        uri.replacen("file://", "file://localhost", 1),
     ] {
         assert_eq!(io.read(&form).unwrap(), b"1", "{form}");
     }
     let err = io
-        .read(&encoded.replacen("file://", "file://elsewhere", 1))
+        .read(&uri.replacen("file://", "file://elsewhere", 1))
         .unwrap_err();
     assert!(matches!(err, Error::InvalidValue(m) if m.contains("elsewhere")));
+}
+
+#[test]
+fn percent_escapes_in_file_uris_are_literal_names() {
+    // A file named with `%C3%A9` is that file, not one named `é` (Java's
+    // partition directories are spelled with URL-encoded values).
+    let dir = TempDir::new("escapes");
+    let io = io();
+    let literal = dir.path("s=%C3%A9+1%2Fx%25/a%20b.txt");
+    let decoded = dir.path("s=é 1/x%/a b.txt");
+    io.write(&location::file_uri(&literal), b"literal").unwrap();
+    io.write(&decoded, b"decoded").unwrap();
+    assert!(std::path::Path::new(&literal).is_file());
+    for form in [format!("file://{literal}"), format!("file:{literal}")] {
+        assert_eq!(io.read(&form).unwrap(), b"literal", "{form}");
+    }
+    let listed = io
+        .list(&location::file_uri(&dir.path("s=%C3%A9+1%2Fx%25")))
+        .unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].location, format!("file://{literal}"));
 }
 
 #[test]

@@ -4,7 +4,9 @@ A :class:`FileIO` is configured by properties with pyiceberg's names and picks
 the store for each location by its scheme:
 
 - local paths and ``file:`` URIs (``file:///p``, ``file:/p``,
-  ``file://localhost/p``; a ``file://`` URI naming another host is refused);
+  ``file://localhost/p``; a ``file://`` URI naming another host is refused),
+  whose path is taken verbatim, never percent-decoded, as Java's HadoopFileIO
+  and pyiceberg take it (``file:///t/s=%C3%A9`` is the directory ``s=%C3%A9``);
 - ``s3://``, ``s3a://``, ``s3n://`` (one bucket and key for all three):
   ``s3.endpoint``, ``s3.access-key-id``, ``s3.secret-access-key``,
   ``s3.session-token``, ``s3.region`` (each falling back to ``client.*``),

@@ -15,26 +15,40 @@ from hypothesis import strategies as st
 
 
 def file_uri_forms(path: Path) -> list[str]:
-    """Every form of a local location that names ``path``."""
-    quoted = urllib.parse.quote(str(path))
-    return [
-        str(path),
-        path.as_uri(),
-        f"file://{quoted}",
-        f"file:{quoted}",
-        f"file://localhost{quoted}",
-    ]
+    """Every form of a local location that names ``path``: a ``file:`` URI's path is taken
+    verbatim, never percent-decoded, as Java's HadoopFileIO (Hadoop's ``Path``) and pyiceberg
+    (``urlparse`` without unquoting) take it (tests/interop/test_file_uri_parity.py)."""
+    return [str(path), f"file://{path}", f"file:{path}", f"file://localhost{path}"]
 
 
 def test_every_form_reaches_the_same_file(tmp_path: Path) -> None:
-    target = tmp_path / "dir with space" / "a%b#c.avro"
+    target = tmp_path / "dir with space" / "a%b#c?.avro"
     fio = FileIO()
     fio.write(str(target), b"payload")
     for form in file_uri_forms(target):
         assert fio.read(form) == b"payload", form
         assert fio.exists(form) and fio.size(form) == 7
-    # A plain path is never percent-decoded.
-    assert not fio.exists(str(tmp_path / "dir%20with%20space" / "a%b#c.avro"))
+    # A percent-encoded spelling names another file (the encoding is part of the name).
+    assert target.as_uri() != f"file://{target}"
+    assert not fio.exists(target.as_uri())
+    assert not fio.exists(f"file://{urllib.parse.quote(str(target))}")
+    assert not fio.exists(str(tmp_path / "dir%20with%20space" / "a%b#c?.avro"))
+
+
+def test_percent_escapes_in_file_uris_are_literal_names(tmp_path: Path) -> None:
+    # Java names a partition directory by the URL-encoded value ('é 1/x%' is
+    # s=%C3%A9+1%2Fx%25) and writes a directory spelled exactly so.
+    literal = tmp_path / "s=%C3%A9+1%2Fx%25" / "%C3%A9.parquet"
+    decoded = tmp_path / "s=é 1" / "x%" / "é.parquet"
+    fio = FileIO()
+    for form in file_uri_forms(literal):
+        fio.write(form, form.encode())
+        assert literal.read_bytes() == form.encode()
+        assert fio.read(form) == form.encode()
+    assert not decoded.exists()
+    assert _native.parse_location(f"file:{literal}") == ("file", None, None, str(literal))
+    [listed] = fio.list(f"file://{tmp_path}")
+    assert listed.location == f"file://{literal}"
 
 
 def test_remote_file_uris_are_refused(tmp_path: Path) -> None:
@@ -114,7 +128,9 @@ def test_parse_location() -> None:
         "acct",
         "p/q",
     )
-    assert _native.parse_location("file:/tmp/a%20b") == ("file", None, None, "/tmp/a b")
+    # Verbatim: no percent-decoding (see file_uri_forms).
+    assert _native.parse_location("file:/tmp/a%20b") == ("file", None, None, "/tmp/a%20b")
+    assert _native.parse_location("file:///tmp/a b") == ("file", None, None, "/tmp/a b")
     for bad in ("hdfs://nn/p", "s3:///k", "abfs://acct.dfs.core.windows.net/p", "file:rel"):
         with pytest.raises(InvalidValueError, match=bad.replace("/", "/")):
             _native.parse_location(bad)
@@ -135,15 +151,15 @@ def test_parse_location() -> None:
 def test_file_uris_round_trip(tmp_path: Path, name: str, data: bytes) -> None:
     path = tmp_path / name
     fio = FileIO()
-    fio.write(path.as_uri(), data)
+    fio.write(f"file://{path}", data)
     assert path.read_bytes() == data
     for form in file_uri_forms(path):
         assert fio.read(form) == data
         assert _native.parse_location(form) == ("file", None, None, str(path))
-    # Listings answer with file: URIs (escaped as frazil escapes) that name the path.
-    listed = {_native.parse_location(f.location)[3]: f.size for f in fio.list(tmp_path.as_uri())}
-    assert listed[str(path)] == len(data)
-    fio.delete(path.as_uri())
+    # Listings answer with file: URIs that name the path, spelled verbatim.
+    listed = {f.location: f.size for f in fio.list(f"file://{tmp_path}")}
+    assert listed[f"file://{path}"] == len(data)
+    fio.delete(f"file://{path}")
     assert not path.exists()
 
 

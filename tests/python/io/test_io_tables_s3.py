@@ -240,7 +240,7 @@ def test_static_table_on_s3_plans_through_its_file_io(moto_server: Moto, bucket:
 @pytest.mark.parametrize("form", ["path", "uri"])
 def test_static_table_directory_on_local_disk(tmp_path: Path, form: str) -> None:
     base = tmp_path / "a table"
-    root = str(base) if form == "path" else base.as_uri()
+    root = str(base) if form == "path" else f"file://{base}"  # verbatim: a space, not %20
     listing = write_snapshot(root, None, manifests=1)
     write_table_metadata(root, None, listing, 1)
     v2 = write_table_metadata(root, None, listing, 2)

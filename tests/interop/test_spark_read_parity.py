@@ -16,6 +16,7 @@ Java keeps (test_read_filters_parity.WRAPPING_TRUNCATES); such rows are allowed 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -68,10 +69,33 @@ def _cast_like(frame: Any, like: Any) -> Any:
 
 
 def _differences(frazil_rows: Any, java_rows: Any) -> tuple[list[Any], list[Any]]:
+    """Rows only frazil read, and rows only Java read (as multisets): each side is computed
+    once and collected (the reads are small; ``exceptAll`` would compute each side twice)."""
+    from collections import Counter
+
     java_rows = _cast_like(java_rows, frazil_rows)
-    extra = frazil_rows.exceptAll(java_rows).limit(20).collect()
-    missing = java_rows.exceptAll(frazil_rows).limit(200).collect()
+    mine = Counter(_key(r) for r in frazil_rows.collect())
+    theirs = Counter(_key(r) for r in java_rows.collect())
+    extra = [dict(k) for k in (mine - theirs).elements()]
+    missing = [dict(k) for k in (theirs - mine).elements()]
     return extra, missing
+
+
+def _key(row: Any) -> tuple[tuple[str, Any], ...]:
+    """A hashable form of a Spark row that treats NaN as equal to NaN."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, float) and math.isnan(value):
+            return "NaN"
+        if isinstance(value, dict):
+            return tuple(sorted((repr(k), plain(v)) for k, v in value.items()))
+        if isinstance(value, (list, tuple)):
+            return tuple(plain(v) for v in value)
+        if isinstance(value, bytearray):
+            return bytes(value)
+        return value
+
+    return tuple((name, plain(value)) for name, value in row.asDict().items())
 
 
 def _check(

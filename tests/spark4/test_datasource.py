@@ -160,7 +160,10 @@ def test_a_failed_first_attempt_is_retried_exactly_once(spark_retrying: Any, cat
     it; every row is committed once and the failed attempt's files are gone."""
     table = _table(catalog, "retried")
     source = spark_retrying.range(0, 1000, numPartitions=3).selectExpr(
-        "id", "cast(id % 3 AS string) AS cat", "cast(id AS double) AS v", "timestamp_seconds(id) AS ts"
+        "id",
+        "cast(id % 3 AS string) AS cat",
+        "cast(id AS double) AS v",
+        "timestamp_seconds(id) AS ts",
     )
     table = frazil.spark.write(source, table, _fail_first_attempt=True)
     ids = sorted(table.scan(selected_fields=("id",)).to_arrow().column("id").to_pylist())

@@ -10,7 +10,7 @@ commits them once through a frazil transaction (its retries and validations).
 
 Files never committed are deleted, as Java's ``SparkWrite`` does: a task that fails deletes
 what it wrote; every task that succeeded records its files in a journal under
-``metadata/.spark-write-<job id>/``, from which the driver deletes the files of attempts whose
+``metadata/spark-write-<job id>/``, from which the driver deletes the files of attempts whose
 output Spark discarded (speculative duplicates, retried stages) and, when the job or the commit
 fails, every file of the job. A commit whose outcome is unknown keeps the files it may have
 committed. A driver killed mid-write leaves files no snapshot references: orphan removal
@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 __all__ = ["WriteJob", "write"]
 
 MODES = ("append", "overwrite", "dynamic-overwrite")
-JOURNAL = "metadata/.spark-write-"
+# Not hidden (no leading dot): a journal left by a killed driver is an orphan like any other.
+JOURNAL = "metadata/spark-write-"
 # The snapshot summary's application id, as Java's SparkWrite records it.
 APP_ID = "spark.app.id"
 

@@ -50,6 +50,8 @@ __all__ = [
     "iter_tasks",
     "plan_files",
     "plan_locally",
+    "plan_many_files",
+    "plan_many_tasks",
     "plan_tasks",
     "planning_mode",
 ]
@@ -62,13 +64,14 @@ MODES = ("auto", "local", "distributed")
 LOCAL_PLANNING_MAX_SLOT_SIZE = 128 * 1024 * 1024
 TOTAL_EQUALITY_DELETES = "total-equality-deletes"
 
-# The manifest rows executors receive (RawPlanning's manifest tuples, with their position).
+# The manifest rows executors receive (RawPlanning's manifest tuples, with the request they
+# belong to and their position in it).
 _MANIFEST_SCHEMA = (
-    "position long, path string, length long, spec_id int, deletes boolean, "
+    "request int, position long, path string, length long, spec_id int, deletes boolean, "
     "sequence_number long, min_sequence_number long, added_snapshot_id long, "
     "added_files int, existing_files int, first_row_id long"
 )
-_ENTRIES_SCHEMA = "position long, entries binary"
+_ENTRIES_SCHEMA = "request int, position long, entries binary"
 # Entries cross from executors as Arrow IPC, compressed: file paths dominate and compress well.
 _IPC_COMPRESSION = "lz4"
 
@@ -177,10 +180,20 @@ def _executor_spec(scan: DataScan) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class _Request:
+    """One scan's manifests of one kind, to prune on executors with ``columns``."""
+
+    spec: dict[str, Any]
+    manifests: list[tuple[Any, ...]]
+    columns: tuple[list[str], list[int] | None]
+
+
 def _pruner(
-    spec: dict[str, Any], columns: list[str], metric_keys: list[int] | None
+    requests: list[tuple[dict[str, Any], list[str], list[int] | None]],
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The executors' side of mapInArrow: manifest rows in, kept entries out."""
+    """The executors' side of mapInArrow: manifest rows in (each naming its request: a scan's
+    spec and columns), kept entries out."""
 
     def prune(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import pyarrow as pa
@@ -188,18 +201,27 @@ def _pruner(
         from frazil import _native
         from frazil.io import FileIO, raw
 
-        table = _native.RawTable(spec["table_schema"], spec["specs"])
-        scan = _native.RawScan(
-            table,
-            spec["scan_schema"],
-            spec["filter"],
-            None,
-            case_sensitive=spec["case_sensitive"],
-            threads=1,
-            io=raw(FileIO(spec["io"])),
-        )
+        scans: dict[int, Any] = {}
+
+        def scan_of(request: int) -> Any:
+            if request not in scans:
+                spec = requests[request][0]
+                table = _native.RawTable(spec["table_schema"], spec["specs"])
+                scans[request] = _native.RawScan(
+                    table,
+                    spec["scan_schema"],
+                    spec["filter"],
+                    None,
+                    case_sensitive=spec["case_sensitive"],
+                    threads=1,
+                    io=raw(FileIO(spec["io"])),
+                )
+            return scans[request]
+
         options = pa.ipc.IpcWriteOptions(compression=_IPC_COMPRESSION)
-        out_schema = pa.schema([("position", pa.int64()), ("entries", pa.binary())])
+        out_schema = pa.schema(
+            [("request", pa.int32()), ("position", pa.int64()), ("entries", pa.binary())]
+        )
         for batch in batches:
             for row in batch.to_pylist():
                 manifest = (
@@ -214,7 +236,8 @@ def _pruner(
                     row["existing_files"],
                     row["first_row_id"],
                 )
-                entries = scan.prune_manifest(manifest, columns, metric_keys)
+                _, columns, metric_keys = requests[row["request"]]
+                entries = scan_of(row["request"]).prune_manifest(manifest, columns, metric_keys)
                 sink = pa.BufferOutputStream()
                 with pa.ipc.new_stream(sink, entries.schema, options=options) as writer:
                     writer.write_batch(entries)
@@ -223,42 +246,50 @@ def _pruner(
                 offsets = pa.array([0, message.size], pa.int32()).buffers()[1]
                 blob = pa.Array.from_buffers(pa.binary(), 1, [None, offsets, message])
                 yield pa.record_batch(
-                    [pa.array([row["position"]], pa.int64()), blob], schema=out_schema
+                    [
+                        pa.array([row["request"]], pa.int32()),
+                        pa.array([row["position"]], pa.int64()),
+                        blob,
+                    ],
+                    schema=out_schema,
                 )
 
     return prune
 
 
-def _prune_on_executors(
-    spark: Any,
-    scan: DataScan,
-    manifests: list[tuple[Any, ...]],
-    columns: tuple[list[str], list[int] | None],
-) -> list[Any]:
-    """Each manifest's kept entries (Arrow IPC buffers, by position in ``manifests``)."""
-    slices = max(1, min(len(manifests), spark.sparkContext.defaultParallelism))
-    rows = [(position, *manifest) for position, manifest in enumerate(manifests)]
+def _prune_on_executors(spark: Any, requests: list[_Request]) -> list[list[Any]]:
+    """Each request's manifests' kept entries (Arrow IPC buffers, by position in its
+    ``manifests``), from one Spark job for all the requests."""
+    out: list[list[Any]] = [[None] * len(r.manifests) for r in requests]
+    rows = [
+        (n, position, *manifest)
+        for n, request in enumerate(requests)
+        for position, manifest in enumerate(request.manifests)
+    ]
+    if not rows:
+        return out
+    slices = max(1, min(len(rows), spark.sparkContext.defaultParallelism))
     frame = spark.createDataFrame(spark.sparkContext.parallelize(rows, slices), _MANIFEST_SCHEMA)
-    kept = frame.mapInArrow(_pruner(_executor_spec(scan), *columns), _ENTRIES_SCHEMA)
+    pruner = _pruner([(r.spec, *r.columns) for r in requests])
+    kept = frame.mapInArrow(pruner, _ENTRIES_SCHEMA)
     # Spark 3.5 collects Arrow batches through a private method; 4.x also has toArrow().
     if hasattr(kept, "_collect_as_arrow"):
         batches = kept._collect_as_arrow()
     else:
         batches = kept.toArrow().to_batches()
-    out: list[Any] = [None] * len(manifests)
     for batch in batches:
-        positions = batch.column(0).to_pylist()
-        blobs = batch.column(1)
-        for i, position in enumerate(positions):
-            if not 0 <= position < len(manifests) or out[position] is not None:
-                raise ValidationError(
-                    f"executors returned entries for manifest position {position} of "
-                    f"{len(manifests)} twice or out of range"
-                )
-            out[position] = blobs[i].as_buffer()
-    missing = [manifests[p][0] for p, blob in enumerate(out) if blob is None]
-    if missing:
-        raise ValidationError(f"executors returned no entries for manifests {missing[:5]}")
+        numbers = batch.column(0).to_pylist()
+        positions = batch.column(1).to_pylist()
+        blobs = batch.column(2)
+        for i, (n, position) in enumerate(zip(numbers, positions, strict=True)):
+            if out[n][position] is not None:
+                path = requests[n].manifests[position][0]
+                raise ValidationError(f"executors returned the entries of manifest {path} twice")
+            out[n][position] = blobs[i].as_buffer()
+    for n, blobs_of in enumerate(out):
+        missing = [requests[n].manifests[p][0] for p, blob in enumerate(blobs_of) if blob is None]
+        if missing:
+            raise ValidationError(f"executors returned no entries for manifests {missing[:5]}")
     return out
 
 
@@ -277,9 +308,9 @@ def _decoded(blobs: list[Any]) -> Iterator[tuple[int, pa.RecordBatch]]:
         yield position, _read_entries(blob)
 
 
-def _start(spark: Any, scan: DataScan) -> tuple[Any, Decision] | None:
-    """The native distributed plan with its delete index, or None to plan with the scan
-    itself (nothing to plan, or both kinds of manifest planned locally)."""
+def _layout(spark: Any, scan: DataScan) -> tuple[Any, Decision] | None:
+    """The native plan of ``scan`` laid out, with where each kind of manifest is planned; None
+    to plan with the scan itself (nothing to plan, or everything planned locally)."""
     # Bad option values are refused before anything is read.
     data_mode = planning_mode(scan, DATA_PLANNING_MODE)
     delete_mode = planning_mode(scan, DELETE_PLANNING_MODE)
@@ -287,11 +318,10 @@ def _start(spark: Any, scan: DataScan) -> tuple[Any, Decision] | None:
     if snapshot is None or snapshot.manifest_list is None:
         return None  # the scan's own methods answer (or refuse) these
     planning = scan._raw().planning(snapshot.manifest_list)
-    data = planning.data_manifests()
     decision = decide(
         data_mode=data_mode,
         delete_mode=delete_mode,
-        data_manifests=[m[1] for m in data],
+        data_manifests=[m[1] for m in planning.data_manifests()],
         delete_manifests=[m[1] for m in planning.matching_delete_manifests()],
         summary=None if snapshot.summary is None else dict(snapshot.summary),
         include_column_stats=_include_column_stats(scan),
@@ -300,51 +330,69 @@ def _start(spark: Any, scan: DataScan) -> tuple[Any, Decision] | None:
     )
     if decision.data_locally and decision.deletes_locally:
         return None
-    deletes = planning.delete_manifests()
-    if decision.deletes_locally or not deletes:
-        planning.index_deletes_locally()
-    else:
-        from frazil import _native
-
-        blobs = _prune_on_executors(spark, scan, deletes, _native.planning_delete_columns())
-        planning.index_deletes([(p, _read_entries(blob)) for p, blob in enumerate(blobs)])
     return planning, decision
 
 
-def _data_entries(
-    spark: Any, scan: DataScan, planning: Any, decision: Decision
-) -> Iterator[tuple[int, pa.RecordBatch]] | None:
-    data = planning.data_manifests()
-    if decision.data_locally or not data:
-        return None
-    return _decoded(_prune_on_executors(spark, scan, data, planning.data_columns()))
+def _plan_many(spark: Any, scans: Sequence[DataScan], tasks: bool) -> list[Iterator[Any]]:
+    """The plans of ``scans`` (FileScanTasks, or CombinedScanTasks when ``tasks``), streamed;
+    what is distributed runs in at most two Spark jobs for all of them: deletes, then data."""
+    from frazil import _native
+    from frazil.table.scan import CombinedScanTask
+
+    splits = [scan._split_options() if tasks else None for scan in scans]
+    laid_out = [_layout(spark, scan) for scan in scans]
+    # Delete files first: the data manifests' columns depend on the delete index.
+    remote: list[tuple[Any, _Request]] = []
+    for scan, started in zip(scans, laid_out, strict=True):
+        if started is None:
+            continue
+        planning, decision = started
+        deletes = planning.delete_manifests()
+        if decision.deletes_locally or not deletes:
+            planning.index_deletes_locally()
+        else:
+            columns = _native.planning_delete_columns()
+            remote.append((planning, _Request(_executor_spec(scan), deletes, columns)))
+    kept = _prune_on_executors(spark, [request for _, request in remote])
+    for (planning, _), blobs in zip(remote, kept, strict=True):
+        planning.index_deletes([(p, _read_entries(blob)) for p, blob in enumerate(blobs)])
+    # Then the data manifests.
+    requests: dict[int, _Request] = {}
+    for n, (scan, started) in enumerate(zip(scans, laid_out, strict=True)):
+        if started is None:
+            continue
+        planning, decision = started
+        data = planning.data_manifests()
+        if not decision.data_locally and data:
+            requests[n] = _Request(_executor_spec(scan), data, planning.data_columns())
+    entries = dict(zip(requests, _prune_on_executors(spark, list(requests.values())), strict=True))
+    out: list[Iterator[Any]] = []
+    for n, (scan, started) in enumerate(zip(scans, laid_out, strict=True)):
+        if started is None:
+            out.append(scan.plan_tasks() if tasks else scan.plan_files())
+            continue
+        planning = started[0]
+        feed = _decoded(entries[n]) if n in entries else None
+        split = splits[n]
+        if split is None:
+            out.append(planning.plan_files(feed))
+        else:
+            groups = planning.plan_tasks(feed, *split)
+            out.append(CombinedScanTask(tuple(group)) for group in groups)
+    return out
 
 
 def plan_files(spark: Any, scan: DataScan) -> Iterator[Any]:
     """The scan's :class:`~frazil.table.scan.FileScanTask` objects, as
     :meth:`DataScan.plan_files` yields them, planned locally or on ``spark``'s executors per
     the planning modes (module docstring)."""
-    started = _start(spark, scan)
-    if started is None:
-        return scan.plan_files()
-    planning, decision = started
-    files: Iterator[Any] = planning.plan_files(_data_entries(spark, scan, planning, decision))
-    return files
+    return _plan_many(spark, [scan], tasks=False)[0]
 
 
 def iter_tasks(spark: Any, scan: DataScan) -> Iterator[CombinedScanTask]:
     """:func:`plan_tasks` as a stream: tasks are formed while taken, so a consumer that does
-    not keep them holds one manifest's entries at a time."""
-    from frazil.table.scan import CombinedScanTask
-
-    target, lookback, cost = scan._split_options()
-    started = _start(spark, scan)
-    if started is None:
-        return scan.plan_tasks()
-    planning, decision = started
-    entries = _data_entries(spark, scan, planning, decision)
-    groups = planning.plan_tasks(entries, target, lookback, cost)
-    return (CombinedScanTask(tuple(group)) for group in groups)
+    not keep them holds one manifest's entries at a time (plus the compressed entries)."""
+    return _plan_many(spark, [scan], tasks=True)[0]
 
 
 def plan_tasks(spark: Any, scan: DataScan) -> list[CombinedScanTask]:
@@ -352,3 +400,14 @@ def plan_tasks(spark: Any, scan: DataScan) -> list[CombinedScanTask]:
     packed as Java's ``planTasks``), planned locally or on ``spark``'s executors per the
     planning modes (module docstring)."""
     return list(iter_tasks(spark, scan))
+
+
+def plan_many_files(spark: Any, scans: Sequence[DataScan]) -> list[list[Any]]:
+    """:func:`plan_files` of several scans (of one table or several), with what is
+    distributed in at most two Spark jobs for all of them (deletes, then data)."""
+    return [list(files) for files in _plan_many(spark, scans, tasks=False)]
+
+
+def plan_many_tasks(spark: Any, scans: Sequence[DataScan]) -> list[list[CombinedScanTask]]:
+    """:func:`plan_tasks` of several scans, in at most two Spark jobs for all of them."""
+    return [list(groups) for groups in _plan_many(spark, scans, tasks=True)]

@@ -54,7 +54,7 @@ class _Frame:
                 [dict(zip(self.names, r, strict=True)) for r in rows]
             )
             out.extend(function(iter([batch])))
-        assert all(b.schema.names == ["position", "entries"] for b in out), schema
+        assert all(b.schema.names == ["request", "position", "entries"] for b in out), schema
         return _Result(out)
 
 

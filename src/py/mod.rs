@@ -19,6 +19,7 @@ mod io;
 mod manifest;
 mod read;
 mod scan;
+mod scan_distributed;
 mod scan_table;
 mod spec;
 mod transforms;

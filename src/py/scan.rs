@@ -14,6 +14,7 @@ use pyo3::types::{PyBytes, PyDict};
 
 use super::errors::run;
 use super::io::{io_or_default, RawFileIO};
+use super::scan_distributed::{manifest_file, Feed, ManifestTuple, RawPlanning};
 use super::scan_table::RawTable;
 use crate::expr::json as expr_json;
 use crate::expr::Bound as BoundExpr;
@@ -22,10 +23,10 @@ use crate::scan::files::MetricMap;
 use crate::scan::split::{
     merge_adjacent, split, weight as split_weight, Packer, SplitOptions, SplitTask,
 };
-use crate::scan::{FileRef, PlanStream, PlannedFile, ScanContext, ScanOptions};
+use crate::scan::{Columns, FileRef, PlanStream, PlannedFile, ScanContext, ScanOptions};
 
 /// What every task of a scan shares.
-struct ScanInfo {
+pub(super) struct ScanInfo {
     include_stats: bool,
     /// The scan's schema as JSON, for Appendix C task JSON: parsed when a
     /// task is first written as JSON, not by every scan.
@@ -39,8 +40,8 @@ struct ScanInfo {
 /// A filter bound to a table, ready to plan snapshots.
 #[pyclass(frozen, module = "frazil._native")]
 pub struct RawScan {
-    context: Arc<ScanContext>,
-    info: Arc<ScanInfo>,
+    pub(super) context: Arc<ScanContext>,
+    pub(super) info: Arc<ScanInfo>,
 }
 
 #[pymethods]
@@ -119,15 +120,37 @@ impl RawScan {
         };
         run(|| options.validate())?;
         let files = self.plan_files(py, manifest_list)?;
-        Ok(TaskGroupIter {
-            files,
-            state: Mutex::new(GroupState {
-                packer: Packer::new(target_size, lookback),
-                ready: VecDeque::new(),
-                done: false,
-            }),
-            options,
-        })
+        Ok(TaskGroupIter::new(files, options))
+    }
+
+    /// The first steps of a distributed plan of the snapshot whose manifest
+    /// list is at `manifest_list` (frazil.spark.planning): the manifests to
+    /// read, the delete index, then the tasks from the entries executors
+    /// kept.
+    fn planning(&self, py: Python<'_>, manifest_list: String) -> PyResult<RawPlanning> {
+        RawPlanning::new(py, self, &manifest_list)
+    }
+
+    /// The entries of one manifest (a tuple of `RawPlanning.data_manifests`
+    /// or `delete_manifests`) that the plan keeps, decoded with `columns`
+    /// and `metric_keys` (`RawPlanning.data_columns`, or
+    /// `planning_delete_columns`), as a pyarrow RecordBatch: an executor's
+    /// share of a distributed plan.
+    fn prune_manifest(
+        &self,
+        py: Python<'_>,
+        manifest: ManifestTuple,
+        columns: Vec<String>,
+        metric_keys: Option<Vec<i32>>,
+    ) -> PyResult<Py<PyAny>> {
+        let manifest = manifest_file(manifest);
+        let columns = Columns {
+            names: columns,
+            metric_keys,
+        };
+        let context = self.context.clone();
+        let batch = py.detach(|| run(|| context.prune_entries(&manifest, &columns)))?;
+        Ok(super::arrow::record_batch(py, batch)?.unbind())
     }
 
     /// The plan as a pyarrow Table, one row per data file.
@@ -146,21 +169,14 @@ impl RawScan {
     fn plan_files(&self, py: Python<'_>, manifest_list: String) -> PyResult<PlanIter> {
         let context = self.context.clone();
         let stream = py.detach(|| run(|| crate::scan::plan(context, &manifest_list)))?;
-        Ok(PlanIter {
-            shared: Arc::new(PlanShared::new(
-                self.info.clone(),
-                stream.delete_files().clone(),
-            )),
-            state: Mutex::new(IterState {
-                stream: Some(stream),
-                buffer: VecDeque::new(),
-            }),
-        })
+        Ok(PlanIter::from_stream(self.info.clone(), stream))
     }
 }
 
 struct IterState {
     stream: Option<PlanStream>,
+    /// A distributed plan's entries, planned as they are taken.
+    feed: Option<Feed>,
     buffer: VecDeque<PlannedFile>,
 }
 
@@ -242,12 +258,45 @@ impl PlanIter {
 }
 
 impl PlanIter {
+    pub(super) fn from_stream(info: Arc<ScanInfo>, stream: PlanStream) -> Self {
+        PlanIter {
+            shared: Arc::new(PlanShared::new(info, stream.delete_files().clone())),
+            state: Mutex::new(IterState {
+                stream: Some(stream),
+                feed: None,
+                buffer: VecDeque::new(),
+            }),
+        }
+    }
+
+    pub(super) fn from_feed(info: Arc<ScanInfo>, feed: Feed) -> Self {
+        PlanIter {
+            shared: Arc::new(PlanShared::new(info, feed.delete_files())),
+            state: Mutex::new(IterState {
+                stream: None,
+                feed: Some(feed),
+                buffer: VecDeque::new(),
+            }),
+        }
+    }
+
     /// The next planned file, waiting for the planner without the GIL.
     fn next_planned(&self, py: Python<'_>) -> PyResult<Option<PlannedFile>> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(planned) = state.buffer.pop_front() {
                 return Ok(Some(planned));
+            }
+            if let Some(feed) = state.feed.as_mut() {
+                match feed.next(py) {
+                    Ok(Some(batch)) => state.buffer.extend(batch),
+                    Ok(None) => state.feed = None,
+                    Err(e) => {
+                        state.feed = None;
+                        return Err(e);
+                    }
+                }
+                continue;
             }
             let Some(stream) = state.stream.as_mut() else {
                 return Ok(None);
@@ -278,6 +327,20 @@ pub struct TaskGroupIter {
     files: PlanIter,
     state: Mutex<GroupState>,
     options: SplitOptions,
+}
+
+impl TaskGroupIter {
+    pub(super) fn new(files: PlanIter, options: SplitOptions) -> Self {
+        TaskGroupIter {
+            files,
+            state: Mutex::new(GroupState {
+                packer: Packer::new(options.target_size, options.lookback),
+                ready: VecDeque::new(),
+                done: false,
+            }),
+            options,
+        }
+    }
 }
 
 #[pymethods]
@@ -753,6 +816,7 @@ fn plan_arrow_schema(py: Python<'_>) -> PyResult<Py<PyAny>> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RawScan>()?;
+    super::scan_distributed::register(m)?;
     m.add_class::<PlanIter>()?;
     m.add_class::<TaskGroupIter>()?;
     m.add_function(wrap_pyfunction!(plan_arrow_schema, m)?)?;

@@ -13,6 +13,6 @@ pub mod task_json;
 
 pub use files::{Content, FileRef, ManifestData};
 pub use planner::{
-    plan, plan_all, ManifestLists, Plan, PlanStream, PlannedFile, ScanContext, ScanOptions,
-    TableView,
+    plan, plan_all, plan_data, Columns, Layout, ManifestFile, ManifestLists, Plan, PlanStream,
+    PlannedFile, ScanContext, ScanOptions, TableView,
 };

@@ -114,6 +114,8 @@ pub struct ScanContext {
 #[derive(Debug, Clone)]
 pub struct ManifestFile {
     pub path: String,
+    /// `manifest_length` in bytes (Java's AUTO planning mode sums them).
+    pub length: i64,
     pub spec_id: i32,
     pub deletes: bool,
     pub sequence_number: i64,
@@ -129,7 +131,7 @@ impl ManifestFile {
     /// Whether the manifest may list live files: counts that are missing
     /// must be read (Java's `hasAddedFiles() || hasExistingFiles()`). A
     /// delete manifest with only EXISTING entries is read too.
-    fn may_have_live_files(&self) -> bool {
+    pub fn may_have_live_files(&self) -> bool {
         self.added_files.is_none_or(|n| n > 0) || self.existing_files.is_none_or(|n| n > 0)
     }
 
@@ -150,6 +152,9 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
         })
     };
     let paths = column("manifest_path")?.as_string::<i32>().clone();
+    let lengths = column("manifest_length")?
+        .as_primitive::<Int64Type>()
+        .clone();
     let spec_ids = column("partition_spec_id")?
         .as_primitive::<Int32Type>()
         .clone();
@@ -190,6 +195,7 @@ pub fn manifest_files(list: &RecordBatch, location: &str) -> Result<Vec<Manifest
             }
         };
         out.push(ManifestFile {
+            length: lengths.value(i),
             spec_id: spec_ids.value(i),
             deletes,
             sequence_number: seqs.value(i),
@@ -284,9 +290,22 @@ enum Stats {
 
 /// The columns a manifest is decoded with, and the field ids whose metrics
 /// are kept (all when None).
-pub(crate) struct Columns {
-    names: Vec<String>,
-    metric_keys: Option<Vec<i32>>,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Columns {
+    pub names: Vec<String>,
+    pub metric_keys: Option<Vec<i32>>,
+}
+
+impl Columns {
+    /// What delete manifests are decoded with: every metric, column sizes
+    /// included (equality ids are not known before the files are read, and
+    /// Java keeps every metric of a delete file).
+    pub fn deletes() -> Columns {
+        Columns {
+            names: columns(Stats::All, true),
+            metric_keys: None,
+        }
+    }
 }
 
 fn columns(stats: Stats, sizes: bool) -> Vec<String> {
@@ -461,25 +480,66 @@ impl ScanContext {
         })?
     }
 
+    /// Decodes `manifest` and keeps its live entries whose partition and
+    /// metrics may match: the manifest's data and the rows kept.
+    fn prune(
+        &self,
+        manifest: &ManifestFile,
+        columns: &Columns,
+        partition_keys: bool,
+    ) -> Result<(Arc<ManifestData>, Vec<usize>)> {
+        let spec = self.spec(manifest)?;
+        let data = self.read_manifest(manifest, columns, partition_keys)?;
+        let rows = self.matching_rows(spec, &data)?;
+        Ok((data, rows))
+    }
+
+    /// The entries of `manifest` that a plan keeps (live, partition and
+    /// metrics may match), decoded with `columns`, as one batch: what an
+    /// executor of a distributed plan sends back for the manifest
+    /// ([`ScanContext::manifest_from_entries`] takes it in).
+    pub fn prune_entries(&self, manifest: &ManifestFile, columns: &Columns) -> Result<RecordBatch> {
+        let (data, rows) = self.prune(manifest, columns, false)?;
+        if rows.len() == data.len() {
+            return Ok(data.batch.clone());
+        }
+        let mut keep = vec![false; data.len()];
+        for row in rows {
+            keep[row] = true;
+        }
+        arrow_select::filter::filter_record_batch(&data.batch, &BooleanArray::from(keep))
+            .map_err(|e| Error::Internal(format!("pruning manifest {}: {e}", manifest.path)))
+    }
+
+    /// A manifest's kept entries (from [`ScanContext::prune_entries`],
+    /// perhaps in another process) as the planner holds them.
+    fn manifest_from_entries(
+        &self,
+        manifest: &ManifestFile,
+        entries: RecordBatch,
+        partition_keys: bool,
+    ) -> Result<Arc<ManifestData>> {
+        let spec = self.spec(manifest)?;
+        Ok(Arc::new(ManifestData::new(
+            manifest.path.clone(),
+            spec.spec.clone(),
+            spec.partition_type.clone(),
+            entries,
+            partition_keys,
+        )?))
+    }
+
     /// Reads and filters the delete manifests into an index, leaving out
     /// delete files that apply to no data file of sequence number
     /// `data_floor` or above (when known; the index applies the rule).
-    fn delete_index(
+    pub fn delete_index(
         &self,
         manifests: &[ManifestFile],
         data_floor: Option<i64>,
     ) -> Result<DeleteFileIndex> {
-        // Delete files are few: their metrics are decoded whole (equality
-        // ids are not known before they are read), column sizes included:
-        // Java keeps every metric of a delete file.
-        let columns = Columns {
-            names: columns(Stats::All, true),
-            metric_keys: None,
-        };
+        let columns = Columns::deletes();
         let per_manifest = self.parallel(manifests, |m| {
-            let spec = self.spec(m)?;
-            let data = self.read_manifest(m, &columns, true)?;
-            let rows = self.matching_rows(spec, &data)?;
+            let (data, rows) = self.prune(m, &columns, true)?;
             Ok(rows
                 .into_iter()
                 .map(|row| FileRef::new(&data, row))
@@ -492,6 +552,60 @@ impl ScanContext {
         )
     }
 
+    /// The delete index from the kept entries of each delete manifest
+    /// ([`ScanContext::prune_entries`] with [`Columns::deletes`]), as
+    /// [`ScanContext::delete_index`] builds it from the manifests.
+    pub fn delete_index_from_entries(
+        &self,
+        entries: Vec<(&ManifestFile, RecordBatch)>,
+        data_floor: Option<i64>,
+    ) -> Result<DeleteFileIndex> {
+        let mut files = Vec::new();
+        for (manifest, batch) in entries {
+            let data = self.manifest_from_entries(manifest, batch, true)?;
+            files.extend((0..data.len()).map(|row| FileRef::new(&data, row)));
+        }
+        DeleteFileIndex::build(files, &self.schema, data_floor)
+    }
+
+    /// The columns data manifests are decoded with, given the plan's
+    /// delete index: only the metrics the filter and the equality deletes'
+    /// overlap test read, unless the caller asked for every column's.
+    pub fn data_columns(&self, deletes: &DeleteFileIndex) -> Columns {
+        let stats =
+            if self.options.include_column_stats || !self.metrics.referenced_ids().is_empty() {
+                Stats::All
+            } else if !deletes.has_equality_deletes() {
+                Stats::None
+            } else if deletes.equality_tests_read_counts() {
+                Stats::BoundsAndCounts
+            } else {
+                Stats::Bounds
+            };
+        let metric_keys = (!self.options.include_column_stats).then(|| {
+            let mut ids = self.metrics.referenced_ids();
+            ids.extend(deletes.equality_field_ids());
+            ids.sort_unstable();
+            ids.dedup();
+            ids
+        });
+        Columns {
+            names: columns(stats, self.options.include_column_stats),
+            metric_keys,
+        }
+    }
+
+    /// Whether a data manifest's residuals depend on the partition, and
+    /// whether its partition tuples must be comparable (for those residuals
+    /// and for partition-scoped deletes).
+    fn residuals_vary(&self, spec: &SpecPlan) -> bool {
+        !matches!(self.filter, Expr::True) && !spec.spec.fields.is_empty()
+    }
+
+    fn data_keys(&self, spec: &SpecPlan, deletes: &DeleteFileIndex) -> bool {
+        deletes.has_partition_scoped() || self.residuals_vary(spec)
+    }
+
     /// Plans one data manifest.
     fn plan_manifest(
         &self,
@@ -500,10 +614,36 @@ impl ScanContext {
         columns: &Columns,
     ) -> Result<Vec<PlannedFile>> {
         let spec = self.spec(manifest)?;
-        let residuals_vary = !matches!(self.filter, Expr::True) && !spec.spec.fields.is_empty();
-        let keys = deletes.has_partition_scoped() || residuals_vary;
-        let data = self.read_manifest(manifest, columns, keys)?;
-        let rows = self.matching_rows(spec, &data)?;
+        let (data, rows) = self.prune(manifest, columns, self.data_keys(spec, deletes))?;
+        self.planned_files(manifest, &data, rows, deletes)
+    }
+
+    /// Plans one data manifest from its kept entries
+    /// ([`ScanContext::prune_entries`] with [`ScanContext::data_columns`]):
+    /// the same files as [`ScanContext::plan_manifest`].
+    pub fn plan_manifest_entries(
+        &self,
+        manifest: &ManifestFile,
+        entries: RecordBatch,
+        deletes: &DeleteFileIndex,
+    ) -> Result<Vec<PlannedFile>> {
+        let spec = self.spec(manifest)?;
+        let data = self.manifest_from_entries(manifest, entries, self.data_keys(spec, deletes))?;
+        let rows = (0..data.len()).collect();
+        self.planned_files(manifest, &data, rows, deletes)
+    }
+
+    /// The tasks of the kept `rows` of a data manifest: residuals and the
+    /// delete files that apply.
+    fn planned_files(
+        &self,
+        manifest: &ManifestFile,
+        data: &Arc<ManifestData>,
+        rows: Vec<usize>,
+        deletes: &DeleteFileIndex,
+    ) -> Result<Vec<PlannedFile>> {
+        let spec = self.spec(manifest)?;
+        let residuals_vary = self.residuals_vary(spec);
         let mut residuals: rustc_hash::FxHashMap<&[u8], Arc<Bound>> = Default::default();
         let whole = Arc::new(if residuals_vary {
             Expr::True
@@ -533,7 +673,7 @@ impl ScanContext {
             } else {
                 whole.clone()
             };
-            let file = FileRef::new(&data, row);
+            let file = FileRef::new(data, row);
             let applied = deletes.for_data_file(&file)?;
             out.push(PlannedFile {
                 deletes: if applied.is_empty() {
@@ -702,17 +842,74 @@ impl Iterator for PlanStream {
     }
 }
 
+/// The manifests a plan of one snapshot reads: the data manifests and the
+/// delete manifests that may hold live files matching the filter (file
+/// counts and partition summaries, each manifest by its own spec).
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    pub data: Vec<ManifestFile>,
+    /// The matching delete manifests (Java's `findMatchingDeleteManifests`:
+    /// what its planning modes look at).
+    pub matching_deletes: Vec<ManifestFile>,
+    /// The delete manifests read: those not older than every planned data
+    /// file (none when no data manifest matches).
+    pub deletes: Vec<ManifestFile>,
+    /// The smallest data sequence number of the planned data files, when
+    /// every data manifest records it.
+    pub floor: Option<i64>,
+}
+
+impl ScanContext {
+    /// Reads (once per table) and prunes the manifest list at
+    /// `manifest_list`.
+    pub fn layout(&self, manifest_list: &str) -> Result<Layout> {
+        let list = self.manifest_list(manifest_list)?;
+        let all = self.select_manifests(&list.files, &list.batch)?;
+        let (matching_deletes, data): (Vec<_>, Vec<_>) = all.into_iter().partition(|m| m.deletes);
+        if data.is_empty() {
+            // Nothing to read: delete files apply to no data file.
+            return Ok(Layout {
+                matching_deletes,
+                ..Layout::default()
+            });
+        }
+        // Delete files older than every planned data file apply to none of
+        // them. A manifest's sequence number bounds its entries' (a manifest
+        // never lists a file newer than the snapshot that added it), so a
+        // delete manifest older than every planned data file is not read.
+        let floor = data_floor(&data);
+        let deletes = matching_deletes
+            .iter()
+            .filter(|m| floor.is_none_or(|floor| m.sequence_number >= floor))
+            .cloned()
+            .collect();
+        Ok(Layout {
+            data,
+            matching_deletes,
+            deletes,
+            floor,
+        })
+    }
+}
+
 /// Plans the snapshot whose manifest list is at `manifest_list`. The
 /// manifest list and the delete manifests are read before this returns
 /// (their errors surface here); data manifests stream.
 pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream> {
-    let list = context.manifest_list(manifest_list)?;
-    let all = context.select_manifests(&list.files, &list.batch)?;
-    let (delete_manifests, data_manifests): (Vec<_>, Vec<_>) =
-        all.into_iter().partition(|m| m.deletes);
+    let layout = context.layout(manifest_list)?;
+    let deletes = context.delete_index(&layout.deletes, layout.floor)?;
+    plan_data(context, layout.data, Arc::new(deletes))
+}
+
+/// Plans `data_manifests` (a [`Layout`]'s) with the delete index `deletes`
+/// built from its delete manifests.
+pub fn plan_data(
+    context: Arc<ScanContext>,
+    data_manifests: Vec<ManifestFile>,
+    deletes: Arc<DeleteFileIndex>,
+) -> Result<PlanStream> {
     let (sender, receiver) = channel();
     if data_manifests.is_empty() {
-        // Nothing to read: delete files apply to no data file.
         return Ok(PlanStream {
             receiver: Some(receiver),
             workers: Workers::Thread,
@@ -722,40 +919,8 @@ pub fn plan(context: Arc<ScanContext>, manifest_list: &str) -> Result<PlanStream
             deletes: Arc::from(Vec::new()),
         });
     }
-    // Delete files older than every planned data file apply to none of them.
-    // A manifest's sequence number bounds its entries' (a manifest never
-    // lists a file newer than the snapshot that added it), so a delete
-    // manifest older than every planned data file is not read at all.
-    let floor = data_floor(&data_manifests);
-    let delete_manifests: Vec<ManifestFile> = delete_manifests
-        .into_iter()
-        .filter(|m| floor.is_none_or(|floor| m.sequence_number >= floor))
-        .collect();
-    let deletes = Arc::new(context.delete_index(&delete_manifests, floor)?);
     let delete_files = deletes.files().clone();
-    let stats =
-        if context.options.include_column_stats || !context.metrics.referenced_ids().is_empty() {
-            Stats::All
-        } else if !deletes.has_equality_deletes() {
-            Stats::None
-        } else if deletes.equality_tests_read_counts() {
-            Stats::BoundsAndCounts
-        } else {
-            Stats::Bounds
-        };
-    // Only the metrics the filter and the equality deletes' overlap test
-    // read are decoded, unless the caller asked for every column's.
-    let metric_keys = (!context.options.include_column_stats).then(|| {
-        let mut ids = context.metrics.referenced_ids();
-        ids.extend(deletes.equality_field_ids());
-        ids.sort_unstable();
-        ids.dedup();
-        ids
-    });
-    let columns = Columns {
-        names: columns(stats, context.options.include_column_stats),
-        metric_keys,
-    };
+    let columns = context.data_columns(&deletes);
     let total = data_manifests.len();
     let threads = context.options.threads;
     let job = Arc::new(ManifestJob {

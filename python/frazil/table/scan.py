@@ -24,7 +24,9 @@ Options (``scan(options={...})`` or table properties of the same name):
 - ``include-column-stats``: keep files' column metrics in the tasks (default false, as Java's
   scans; metrics are still used for pruning);
 - ``read.split.target-size``, ``read.split.planning-lookback``, ``read.split.open-file-cost``:
-  how :meth:`DataScan.plan_tasks` splits and packs files, as Java's table scan does.
+  how :meth:`DataScan.plan_tasks` splits and packs files, as Java's table scan does;
+- ``read.data-planning-mode``, ``read.delete-planning-mode``: ``auto``, ``local`` or
+  ``distributed``, read by :mod:`frazil.spark.planning` (the scan's own methods plan locally).
 """
 
 from __future__ import annotations
@@ -344,9 +346,7 @@ class DataScan:
         # The table's schema and specs are parsed once per metadata object, and the manifest
         # lists its scans read are decoded once (frazil.table._planning).
         shared = planning(metadata)
-        filter_json = self._filter_json
-        if filter_json is None:
-            filter_json = json.dumps(self.row_filter.to_json())
+        filter_json = self._planner_filter_json()
         schema = self.schema()
         try:
             return _native.RawScan(
@@ -363,6 +363,21 @@ class DataScan:
             )
         except UnknownFieldError as error:
             raise UnknownFieldError(self._unknown_column_message(str(error))) from None
+
+    def _planner_filter_json(self) -> str:
+        """The filter's expression JSON as the planner binds it (also on Spark executors,
+        frazil.spark.planning)."""
+        if self._filter_json is not None:
+            return self._filter_json
+        return json.dumps(self.row_filter.to_json())
+
+    def _split_options(self) -> tuple[int, int, int]:
+        """(target size, lookback, open-file cost) of :meth:`plan_tasks`, checked."""
+        # An option set to 0 (or "") is checked, not replaced by the default.
+        target = self._int_option("read.split.target-size", 134217728, 1)
+        lookback = self._int_option("read.split.planning-lookback", 10, 1)
+        cost = self._int_option("read.split.open-file-cost", 4194304, 0)
+        return target, lookback, cost
 
     def _unknown_column_message(self, message: str) -> str:
         """``message`` (a column this scan's schema lacks) with the schema the scan binds to,
@@ -409,10 +424,7 @@ class DataScan:
     def plan_tasks(self) -> Iterator[CombinedScanTask]:
         """Tasks split at files' split offsets (or at the target size) and packed by the
         open-file cost, as Java's ``planTasks``."""
-        # An option set to 0 (or "") is checked, not replaced by the default.
-        target = self._int_option("read.split.target-size", 134217728, 1)
-        lookback = self._int_option("read.split.planning-lookback", 10, 1)
-        cost = self._int_option("read.split.open-file-cost", 4194304, 0)
+        target, lookback, cost = self._split_options()
         snapshot = self._snapshot
         raw = self._raw()
         if snapshot is None or snapshot.manifest_list is None:

@@ -210,11 +210,9 @@ def _scan(
 def plan(spark: Any, scan: DataScan) -> list[CombinedScanTask]:
     """The scan's combined tasks, planned locally or on executors
     (``read.data-planning-mode``: :mod:`frazil.spark.planning`)."""
-    try:
-        from frazil.spark import planning
-    except ImportError:  # pragma: no cover - planning is part of the package
-        return list(scan.plan_tasks())
-    return list(planning.plan_tasks(spark, scan))
+    from frazil.spark.planning import plan_tasks
+
+    return list(plan_tasks(spark, scan))
 
 
 def read(

@@ -26,7 +26,8 @@ in the JVM to a form pandas carries exactly: longs and ints without nulls (``coa
 a null would turn the column into float64 and round longs above 2**53), dates as day counts
 (``unix_date``), timestamps as UTC microseconds (``unix_micros``: Spark otherwise localizes
 them to the session zone, ambiguous at DST changes) and timestamp_ntz as microseconds from
-the epoch (an exact interval subtraction: pandas' datetime64[ns] overflows after 2262). Nulls
+the epoch (an exact interval subtraction, as a decimal: pandas' datetime64[ns] overflows
+after 2262). Nulls
 are put back in the JVM (``when(col IS NULL, NULL)``).
 
 The input type is resolved on the driver, from ``df`` when given (``bucket(16, "id",
@@ -340,12 +341,13 @@ def _jvm_input_35(column: Any, data_type: Any) -> Any:
     if name == "TimestampType":
         return functions.coalesce(functions.unix_micros(column), functions.lit(0))
     if name == "TimestampNTZType":
-        # ntz - ntz epoch is an exact day-time interval; added to the UTC epoch it gives the
-        # microseconds (timestamp + day-time interval adds microseconds, no zone involved).
+        # ntz - ntz epoch is an exact day-time interval (no zone); as INTERVAL SECOND and a
+        # decimal it gives the microseconds. (Adding it to a timestamp, or timestampdiff,
+        # goes through the session zone: off by the zone's LMT offset before 1883 and
+        # shifted in DST gaps.)
         epoch_ntz = functions.to_timestamp_ntz(functions.lit("1970-01-01 00:00:00"))
-        micros = functions.unix_micros(
-            functions.timestamp_micros(functions.lit(0)) + (column - epoch_ntz)
-        )
+        seconds = (column - epoch_ntz).cast("interval second").cast("decimal(20,6)")
+        micros = (seconds * 1_000_000).cast("bigint")
         return functions.coalesce(micros, functions.lit(0).cast("bigint"))
     return column
 

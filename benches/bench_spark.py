@@ -22,6 +22,7 @@ round counts. Every implementation's values are compared with ``system.bucket`` 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -140,9 +141,15 @@ def transforms_section(spark: Any, rows: int, rounds: int) -> list[tuple[str, st
     return [(kind, name, rows / seconds) for (kind, name), seconds in best.items()]
 
 
-def report(results: list[tuple[str, str, float]], rows: int, command: str) -> str:
+def report(
+    results: list[tuple[str, str, float]], rows: int, command: str, load: tuple[str, str]
+) -> str:
+    import pyspark
+
     lines = [
-        f"bucket[{BUCKETS}] on {rows:,} values per type (1% nulls), Spark 3.5 local[2]:",
+        f"bucket[{BUCKETS}] on {rows:,} values per type (1% nulls), pyspark "
+        f"{pyspark.__version__} local[2]; load average (1/5/15 min) {load[0]} before, "
+        f"{load[1]} after:",
         "",
         "| type | implementation | rows/s | vs system.bucket | vs pandas_udf + mmh3 |",
         "|---|---|---:|---:|---:|",
@@ -156,6 +163,10 @@ def report(results: list[tuple[str, str, float]], rows: int, command: str) -> st
     return "\n".join(lines)
 
 
+def _load() -> str:
+    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="section", required=True)
@@ -167,8 +178,10 @@ def main() -> None:
         spark = session(Path(scratch))
         try:
             if args.section == "transforms":
+                before = _load()
                 results = transforms_section(spark, args.rows, args.rounds)
-                print(report(results, args.rows, "python " + " ".join(sys.argv)))
+                command = "python " + " ".join(sys.argv)
+                print(report(results, args.rows, command, (before, _load())))
         finally:
             spark.stop()
 

@@ -3,7 +3,7 @@
 One local[2] SparkSession (Spark 3.5 with Iceberg Java 1.10.2's runtime jar, loopback only,
 no UI), one section per subcommand:
 
-    .venv/bin/python benches/bench_spark.py transforms             # ~2 minutes
+    .venv/bin/python benches/bench_spark.py transforms             # ~3 minutes
     .venv/bin/python benches/bench_spark.py transforms --rows 500000  # quicker
 
 ``transforms``: rows per second of ``bucket[16]`` on 2M longs and 2M strings (1% nulls, input
@@ -172,7 +172,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="section", required=True)
     t = sub.add_parser("transforms", help="bucket[16] rows per second")
     t.add_argument("--rows", type=int, default=2_000_000)
-    t.add_argument("--rounds", type=int, default=3)
+    t.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="frazil-bench-spark-") as scratch:
         spark = session(Path(scratch))

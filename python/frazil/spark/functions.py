@@ -10,17 +10,18 @@ only moves data between Spark and Arrow.
 
 Spark 4.1+: Arrow-native scalar UDFs (``arrow_udf``), pyarrow arrays in and out, no pandas.
 
-Spark 3.5: Arrow-backed ``pandas_udf``, chosen over ``mapInArrow`` by measurement
-(``python benches/bench_spark.py transforms``, 2M rows, 1% nulls, local[2] on a shared 2-core
-machine; benches/RESULTS.md "Spark"): bucket[16] through the pandas UDF 463k rows/s on longs
-and 503k on strings; through mapInArrow appending the column to a one-column frame 894k and
-819k; Java's system.bucket 3.0M and 2.0M. frazil's kernel itself takes 0.3 ms per 10,000-row
-batch (30M rows/s, pandas conversion included): Spark's Python round trip is the cost either
-way. mapInArrow is about 1.8x faster on a one-column frame, but it gives a DataFrame, not a
-Column (no ``withColumn``, ``select``, ``repartition`` or ``sortWithinPartitions`` on it), and
-it ships every column of the row to Python and back, where the UDF ships only its input: on
-real (wide) rows the advantage turns around. So: pandas_udf for the Columns; a writer that
-already runs a mapInArrow over whole rows should call :mod:`frazil.transforms` there instead.
+Spark 3.5 (and 4.0, which has no Arrow UDFs yet): Arrow-backed ``pandas_udf``, chosen over
+``mapInArrow`` by measurement (``python benches/bench_spark.py transforms``: bucket[16] of 2M
+values, 1% nulls, local[2], a shared 2-core machine at load 15; benches/RESULTS.md "Spark"):
+the pandas UDF 597k rows/s on longs and 577k on strings, mapInArrow appending the column to
+a one-column frame 996k and 643k (Java's system.bucket 4.1M and 2.2M). frazil's kernel takes
+0.3 ms per 10,000-row batch (30M rows/s, pandas conversions included): Spark's Python round
+trip is the cost either way. mapInArrow is up to 1.7x faster on a one-column frame, but it
+gives a DataFrame, not a Column (no ``withColumn``, ``select``, ``repartition`` or
+``sortWithinPartitions`` on it), and it ships every column of the row to Python and back
+where the UDF ships only its input, so on real (wide) rows the advantage turns around. Hence
+pandas_udf for the Columns; a writer that already runs a mapInArrow over whole rows should
+call :mod:`frazil.transforms` there instead.
 Spark 3.5 hands pandas UDFs lossy or shifted values for some types, so the input is first reduced
 in the JVM to a form pandas carries exactly: longs and ints without nulls (``coalesce``;
 a null would turn the column into float64 and round longs above 2**53), dates as day counts

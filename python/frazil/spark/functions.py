@@ -10,19 +10,25 @@ only moves data between Spark and Arrow.
 
 Spark 4.1+: Arrow-native scalar UDFs (``arrow_udf``), pyarrow arrays in and out, no pandas.
 
-Spark 3.5: Arrow-backed ``pandas_udf``. Measured on 2M rows, local[2], in one session
-(``python benches/bench_spark.py transforms``; see benches/RESULTS.md "Spark"):
-``pandas_udf`` bucket[16] on longs MEASURE_PUDF_LONG rows/s and on strings MEASURE_PUDF_STR
-rows/s, against ``mapInArrow`` appending the same column MEASURE_MIA_LONG and MEASURE_MIA_STR
-rows/s. The pandas UDF wins or ties and is the only one that gives a Column (usable in
-``withColumn``, ``select``, ``repartition``, ``sortWithinPartitions``), and it ships only the
-input column to Python, where mapInArrow ships every column of the row both ways. Spark 3.5
-hands pandas UDFs lossy or shifted values for some types, so the input is first reduced
+Spark 3.5 (and 4.0, which has no Arrow UDFs yet): Arrow-backed ``pandas_udf``, chosen over
+``mapInArrow`` by measurement (``python benches/bench_spark.py transforms``: bucket[16] of 2M
+values, 1% nulls, local[2], a shared 2-core machine at load 15; benches/RESULTS.md "Spark"):
+the pandas UDF 597k rows/s on longs and 577k on strings, mapInArrow appending the column to
+a one-column frame 996k and 643k (Java's system.bucket 4.1M and 2.2M). frazil's kernel takes
+0.3 ms per 10,000-row batch (30M rows/s, pandas conversions included): Spark's Python round
+trip is the cost either way. mapInArrow is up to 1.7x faster on a one-column frame, but it
+gives a DataFrame, not a Column (no ``withColumn``, ``select``, ``repartition`` or
+``sortWithinPartitions`` on it), and it ships every column of the row to Python and back
+where the UDF ships only its input, so on real (wide) rows the advantage turns around. Hence
+pandas_udf for the Columns; a writer that already runs a mapInArrow over whole rows should
+call :mod:`frazil.transforms` there instead.
+Spark 3.5 hands pandas UDFs lossy or shifted values for some types, so the input is first reduced
 in the JVM to a form pandas carries exactly: longs and ints without nulls (``coalesce``;
 a null would turn the column into float64 and round longs above 2**53), dates as day counts
 (``unix_date``), timestamps as UTC microseconds (``unix_micros``: Spark otherwise localizes
 them to the session zone, ambiguous at DST changes) and timestamp_ntz as microseconds from
-the epoch (an exact interval subtraction: pandas' datetime64[ns] overflows after 2262). Nulls
+the epoch (an exact interval subtraction, as a decimal: pandas' datetime64[ns] overflows
+after 2262). Nulls
 are put back in the JVM (``when(col IS NULL, NULL)``).
 
 The input type is resolved on the driver, from ``df`` when given (``bucket(16, "id",
@@ -110,7 +116,7 @@ def _run(transform: str, spark_type: str, result: pa.DataType, values: pa.Array)
     """``transform`` over ``values`` (a batch of a ``spark_type`` column), as ``result``."""
     try:
         out = apply_transform(Transform(transform), _arrow_input(values, spark_type))
-    except FrazilError as error:
+    except UnsupportedTransformError as error:  # a value error (InvalidValueError) passes as is
         raise UnsupportedTransformError(
             f"frazil.spark.functions: {transform} cannot be applied to the Spark type "
             f"{spark_type} (Arrow {values.type}): {error}"
@@ -139,6 +145,7 @@ def _pandas_kernel(
         return _run(transform, spark_type, result, array).to_pandas()
 
     run.__annotations__ = {"values": pd.Series, "return": pd.Series}
+    run.__name__ = _udf_name(transform)
     return run
 
 
@@ -149,7 +156,13 @@ def _arrow_kernel(transform: str, spark_type: str | None, result: pa.DataType) -
         return _run(transform, spark_type or str(values.type), result, values)
 
     run.__annotations__ = {"values": pa.Array, "return": pa.Array}
+    run.__name__ = _udf_name(transform)
     return run
+
+
+def _udf_name(transform: str) -> str:
+    """The name Spark shows for the column: ``bucket_16(id)``, ``day(ts)``."""
+    return transform.replace("[", "_").replace("]", "")
 
 
 # --- the driver: types, UDF objects, Columns ----------------------------------------------
@@ -329,12 +342,13 @@ def _jvm_input_35(column: Any, data_type: Any) -> Any:
     if name == "TimestampType":
         return functions.coalesce(functions.unix_micros(column), functions.lit(0))
     if name == "TimestampNTZType":
-        # ntz - ntz epoch is an exact day-time interval; added to the UTC epoch it gives the
-        # microseconds (timestamp + day-time interval adds microseconds, no zone involved).
+        # ntz - ntz epoch is an exact day-time interval (no zone); as INTERVAL SECOND and a
+        # decimal it gives the microseconds. (Adding it to a timestamp, or timestampdiff,
+        # goes through the session zone: off by the zone's LMT offset before 1883 and
+        # shifted in DST gaps.)
         epoch_ntz = functions.to_timestamp_ntz(functions.lit("1970-01-01 00:00:00"))
-        micros = functions.unix_micros(
-            functions.timestamp_micros(functions.lit(0)) + (column - epoch_ntz)
-        )
+        seconds = (column - epoch_ntz).cast("interval second").cast("decimal(20,6)")
+        micros = (seconds * 1_000_000).cast("bigint")
         return functions.coalesce(micros, functions.lit(0).cast("bigint"))
     return column
 

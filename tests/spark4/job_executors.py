@@ -19,6 +19,19 @@ from spark4_cluster import cluster_session, emit
 
 ROWS = 500_000
 THREADS = "3"
+FACTS = pa.schema(
+    [
+        ("pid", pa.int64()),
+        ("executable", pa.string()),
+        ("prefix", pa.string()),
+        ("cwd", pa.string()),
+        ("frazil", pa.string()),
+        ("native", pa.string()),
+        ("threads", pa.int32()),
+        ("jvm_pid", pa.int64()),
+        ("jvm_cmdline", pa.string()),
+    ]
+)
 
 
 def _jvm_above() -> dict[str, Any]:
@@ -53,7 +66,8 @@ def facts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
                 "jvm_pid": jvm["pid"],
                 "jvm_cmdline": jvm["cmdline"],
             }
-        ]
+        ],
+        schema=FACTS,
     )
 
 

@@ -122,8 +122,8 @@ def spark(tmp_path_factory: pytest.TempPathFactory, frazil_catalog_config: Path)
 def executor_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This environment packed by venv-pack: executors unpack it as ``./environment``.
 
-    A ``.tar.gz`` without compression (``--compress-level 0``): on loopback gzip would only
-    cost CPU (about 25 s for 775 MB). Not a plain ``.tar``: Spark 4.3 unpacks one without the
+    A ``.tar.gz`` without compression (``--compress-level 0``, about 950 MB): on loopback gzip
+    would only cost CPU (25 s or more). Not a plain ``.tar``: Spark 4.3 unpacks one without the
     executable bits and refuses the venv's ``bin/python3 -> python -> /abs/python3.11``
     symlinks (the target leaves the archive); it unpacks a ``.tar.gz`` with both."""
     import frazil

@@ -65,6 +65,20 @@ class ClusterError(RuntimeError):
     pass
 
 
+def _processes_in(groups: set[int]) -> list[int]:
+    """The live (not zombie) processes whose process group is one of ``groups``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the command: state, ppid, pgrp (proc(5)).
+        if fields[0] != "Z" and int(fields[2]) in groups:
+            found.append(int(stat.parent.name))
+    return found
+
+
 class Cluster:
     """A standalone master and one worker (2 cores, 2 GB) on 127.0.0.1."""
 
@@ -157,6 +171,12 @@ class Cluster:
                 os.killpg(process.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        groups = {process.pid for _, process, _ in self._processes}
+        deadline = time.monotonic() + 10
+        while (left := _processes_in(groups)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if left:
+            raise ClusterError(f"processes of the cluster outlived it: {left}")
 
     def run(
         self, job: str, *args: str, env: dict[str, str] | None = None, timeout: float = 600
@@ -171,6 +191,7 @@ class Cluster:
             {"master": self.master_url, "archive": str(self.archive), "scratch": str(self.scratch)}
         )
         job_env.update(env or {})
+        started = time.monotonic()
         done = subprocess.run(
             [sys.executable, str(script), *args],
             capture_output=True,
@@ -191,6 +212,7 @@ class Cluster:
                 f"{len(results)} results)\nstdout:\n{done.stdout[-5000:]}\n"
                 f"stderr:\n{done.stderr[-10000:]}\nworker log:\n{self.log_tail('worker')}"
             )
+        sys.stderr.write(f"\n[spark4] cluster job {job} took {time.monotonic() - started:.1f}s\n")
         return json.loads(results[0])
 
 

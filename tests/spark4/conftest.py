@@ -7,7 +7,8 @@ Fixtures (session-scoped):
 
 - ``frazil_catalog_config``: ``$FRAZIL_CONFIG``, a configuration naming the catalog ``spark4``
   (SQLite in a temporary directory), set before ``spark`` starts so its workers see it.
-- ``spark``: a local SparkSession (``local[2]``, loopback, no UI, UTC) whose Python workers
+- ``spark``: a local SparkSession (``local[2,2]``: two threads, a failed task retried once, as
+  on a cluster; loopback, no UI, UTC) whose Python workers
   run this interpreter.
 - ``executor_archive``: this environment packed by venv-pack, what ``spark.archives`` ships.
 - ``spark_cluster``: :class:`spark4_cluster.Cluster`, a standalone master and worker on
@@ -94,7 +95,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory, frazil_catalog_config: Path)
     os.environ["PYSPARK_PYTHON"] = sys.executable
     started = time.monotonic()
     session = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.master("local[2,2]")
         .appName("frazil-spark4")
         .config("spark.driver.memory", "1g")
         .config("spark.driver.host", "127.0.0.1")

@@ -155,11 +155,11 @@ def _assert_no_stray_files(table: Any) -> None:
     assert not [n for n in os.listdir(os.path.join(root, "metadata")) if "spark-write" in n]
 
 
-def test_a_failed_first_attempt_is_retried_exactly_once(spark_retrying: Any, catalog: Any) -> None:
+def test_a_failed_first_attempt_is_retried_exactly_once(spark: Any, catalog: Any) -> None:
     """Task 0's first attempt fails after writing its files (frazil's test hook); Spark retries
     it; every row is committed once and the failed attempt's files are gone."""
     table = _table(catalog, "retried")
-    source = spark_retrying.range(0, 1000, numPartitions=3).selectExpr(
+    source = spark.range(0, 1000, numPartitions=3).selectExpr(
         "id",
         "cast(id % 3 AS string) AS cat",
         "cast(id AS double) AS v",

@@ -9,9 +9,7 @@ hash's 31 low bits) and the temporal transforms' floor semantics.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import random
-import sys
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -26,28 +24,6 @@ from frazil.spark import functions as ff
 
 N = 10_000
 MAX_INT = 2**31 - 1
-
-
-@pytest.fixture(scope="session")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    # Minimal local session until tests/spark4/conftest.py provides the shared one.
-    from pyspark.sql import SparkSession
-
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.local.dir", str(tmp_path_factory.mktemp("spark4")))
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 @pytest.fixture(autouse=True)

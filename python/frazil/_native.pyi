@@ -1,5 +1,6 @@
 """Type stubs for frazil's Rust extension module (src/py/)."""
 
+import builtins
 from collections.abc import Iterator
 from typing import Any
 
@@ -66,6 +67,9 @@ class RawFileIO:
     def write_if_absent(self, location: str, data: bytes) -> bool: ...
     def delete(self, location: str) -> None: ...
     def list(self, prefix: str) -> list[tuple[str, int, int | None]]: ...
+    def list_dir(
+        self, prefix: str
+    ) -> tuple[builtins.list[tuple[str, int, int | None]], builtins.list[str]]: ...
 
 def parse_location(location: str) -> tuple[str, str | None, str | None, str]: ...
 

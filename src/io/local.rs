@@ -187,6 +187,63 @@ pub fn list(location: &str, path: &Path) -> Result<Vec<(PathBuf, u64, Option<i64
     Ok(out)
 }
 
+/// The files directly in the directory `path` (as `list` gives them) and its
+/// subdirectories, each sorted; nothing when the directory does not exist.
+#[allow(clippy::type_complexity)]
+pub fn list_dir(
+    location: &str,
+    path: &Path,
+) -> Result<(Vec<(PathBuf, u64, Option<i64>)>, Vec<PathBuf>)> {
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    let entries = match fs::read_dir(path) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok((files, dirs)),
+        Err(e) => return Err(error(location, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| error(location, e))?;
+        let meta = entry.metadata().map_err(|e| error(location, e))?;
+        if meta.is_dir() {
+            dirs.push(entry.path());
+        } else {
+            files.push((entry.path(), meta.len(), modified_ms(&meta)));
+        }
+    }
+    files.sort();
+    dirs.sort();
+    Ok((files, dirs))
+}
+
+fn utf8<'a>(location: &str, p: &'a Path) -> Result<&'a str> {
+    p.to_str()
+        .ok_or_else(|| Error::InvalidData(format!("{location}: lists a non-UTF-8 path {p:?}")))
+}
+
+/// `list_dir` with locations in the caller's form.
+pub fn list_dir_infos(
+    location: &str,
+    path: &Path,
+    form: &super::location::Location,
+) -> Result<(Vec<FileInfo>, Vec<String>)> {
+    let (files, dirs) = list_dir(location, path)?;
+    let files = files
+        .into_iter()
+        .map(|(p, size, last_modified_ms)| {
+            Ok(FileInfo {
+                location: form.sibling(utf8(location, &p)?),
+                size,
+                last_modified_ms,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let dirs = dirs
+        .iter()
+        .map(|p| Ok(form.sibling(utf8(location, p)?)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((files, dirs))
+}
+
 /// `list` with locations in the caller's form.
 pub fn list_infos(
     location: &str,

@@ -257,6 +257,19 @@ impl FileIO {
         }
     }
 
+    /// One level of `prefix` taken as a directory: the files directly in it
+    /// (sorted by location) and the locations of its subdirectories (sorted,
+    /// without a trailing slash), so that a listing can be split by
+    /// directory; nothing when there is none.
+    pub fn list_dir(&self, prefix: &str) -> Result<(Vec<FileInfo>, Vec<String>)> {
+        match self.target(prefix, true)? {
+            Target::Local(path, form) => local::list_dir_infos(prefix, &path, &form),
+            Target::Object(store, path, object) => {
+                runtime::block_on(object::list_dir(&store, prefix, &object, &path))?
+            }
+        }
+    }
+
     /// Reads many locations, one result each, in the order given. Local
     /// files are read on `threads` workers; object-store requests are all
     /// issued on the I/O runtime with up to `frazil.io.max-concurrent-requests`

@@ -418,6 +418,38 @@ pub(super) async fn list(
     Ok(found)
 }
 
+/// One level under `path` (a delimiter listing): the objects directly in it
+/// and its common prefixes, each sorted.
+pub(super) async fn list_dir(
+    store: &Store,
+    location: &str,
+    object: &ObjectLocation,
+    path: &Path,
+) -> Result<(Vec<FileInfo>, Vec<String>)> {
+    let prefix = (!path.as_ref().is_empty()).then_some(path);
+    let listed = store
+        .list_with_delimiter(prefix)
+        .await
+        .map_err(|e| error(location, e))?;
+    let mut files: Vec<FileInfo> = listed
+        .objects
+        .into_iter()
+        .map(|m| FileInfo {
+            location: format!("{}/{}", object.root, m.location),
+            size: m.size,
+            last_modified_ms: Some(m.last_modified.timestamp_millis()),
+        })
+        .collect();
+    files.sort_by(|a, b| a.location.cmp(&b.location));
+    let mut dirs: Vec<String> = listed
+        .common_prefixes
+        .into_iter()
+        .map(|p| format!("{}/{}", object.root, p))
+        .collect();
+    dirs.sort();
+    Ok((files, dirs))
+}
+
 /// Reads many objects with up to `concurrency` requests in flight, in the
 /// order given. Each result stands alone: one missing object does not hide
 /// the others.

@@ -124,6 +124,26 @@ impl RawFileIO {
         })
     }
 
+    /// One level of `prefix`: `([(location, size, modified ms or None)], [subdirectory])`,
+    /// each sorted.
+    #[allow(clippy::type_complexity)]
+    fn list_dir(
+        &self,
+        py: Python<'_>,
+        prefix: &str,
+    ) -> PyResult<(Vec<(String, u64, Option<i64>)>, Vec<String>)> {
+        py.detach(|| {
+            run(|| {
+                let (files, dirs) = self.inner.list_dir(prefix)?;
+                let files = files
+                    .into_iter()
+                    .map(|f| (f.location, f.size, f.last_modified_ms))
+                    .collect();
+                Ok((files, dirs))
+            })
+        })
+    }
+
     fn __repr__(&self) -> String {
         // Property values may be secrets: show the names only.
         let names: Vec<&str> = self.inner.properties().keys().map(String::as_str).collect();

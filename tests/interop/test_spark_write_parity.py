@@ -61,13 +61,23 @@ def _source(spark: Any, n: int, offset: int = 0) -> Any:
     )
 
 
+def _plain(value: Any) -> Any:
+    """A Spark value in a hashable, comparable form (binary as bytes, maps as sorted pairs)."""
+    if isinstance(value, bytearray):
+        return bytes(value)
+    if isinstance(value, dict):
+        return tuple(sorted((_plain(k), _plain(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
 def _java_rows(spark: Any, location: str, columns: str = "*") -> list[tuple[Any, ...]]:
-    frame = spark.read.format("iceberg").load(location)
-    return sorted((tuple(r) for r in frame.selectExpr(columns).collect()), key=repr)
+    return _rows(spark.read.format("iceberg").load(location), columns)
 
 
 def _rows(frame: Any, columns: str = "*") -> list[tuple[Any, ...]]:
-    return sorted((tuple(r) for r in frame.selectExpr(columns).collect()), key=repr)
+    return sorted((_plain(tuple(r)) for r in frame.selectExpr(columns).collect()), key=repr)
 
 
 def _create(
@@ -159,7 +169,7 @@ def test_java_reads_what_frazil_spark_wrote(spark: Any, tmp_path: Path, layout: 
 def _assert_no_stray_files(table: Any) -> None:
     """Every data file under the table's location is one of its snapshots' (nothing of the
     writes is left uncommitted), and no write journal is left."""
-    root = table.location.removeprefix("file://")
+    root = table.location().removeprefix("file://")
     on_disk = {
         os.path.join(d, f) for d, _, names in os.walk(root) for f in names if f.endswith(".parquet")
     }

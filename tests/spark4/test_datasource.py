@@ -7,6 +7,7 @@ attempt that fails is retried without duplicates or stray files."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import time
 from pathlib import Path
@@ -48,8 +49,16 @@ def _rows(frame: Any) -> list[tuple[Any, ...]]:
 
 
 def _arrow_rows(table: pa.Table) -> list[tuple[Any, ...]]:
+    """Rows as Spark gives them: a timestamptz as a naive datetime in the session's zone
+    (UTC)."""
+
+    def spark_form(value: Any) -> Any:
+        if isinstance(value, dt.datetime) and value.tzinfo is not None:
+            return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return value
+
     return sorted(
-        (tuple(r.values()) for r in table.to_pylist()),
+        (tuple(spark_form(v) for v in r.values()) for r in table.to_pylist()),
         key=repr,
     )
 
@@ -142,7 +151,7 @@ def test_data_source_writes_commit_once(spark: Any, catalog: Any) -> None:
 
 
 def _assert_no_stray_files(table: Any) -> None:
-    root = table.location.removeprefix("file://")
+    root = table.location().removeprefix("file://")
     on_disk = {
         os.path.join(d, f) for d, _, names in os.walk(root) for f in names if f.endswith(".parquet")
     }

@@ -39,13 +39,17 @@ DRIVER = textwrap.dedent(
         # Each task writes its first rows, then lingers: the kill lands mid-write.
         for n, batch in enumerate(batches):
             yield batch
-            if n == 2:
+            if n == 5:
                 open(marker, "a").close()
                 time.sleep(600)
 
     rows = spark.range(0, 400_000, numPartitions=2).selectExpr("id", "cast(id AS string) AS s")
     rows = rows.mapInArrow(slow, rows.schema)
-    frazil.spark.write(rows, table, options={"write.target-file-size-bytes": "1"})
+    # Tiny row groups and files: each batch is written (and its file completed) as it comes.
+    frazil.spark.write(rows, table, options={
+        "write.target-file-size-bytes": "1",
+        "write.parquet.row-group-size-bytes": "1",
+    })
     """
 )
 

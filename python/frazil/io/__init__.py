@@ -36,6 +36,7 @@ each naming the location.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import io
 import os
@@ -176,6 +177,15 @@ class FileIO:
         by location; empty when there is none."""
         listed: list[tuple[str, int, int | None]] = self._raw.list(_location(prefix))
         return [FileInfo(location, size, modified) for location, size, modified in listed]
+
+    def list_dir(self, prefix: Location) -> tuple[builtins.list[FileInfo], builtins.list[str]]:
+        """One level of ``prefix`` taken as a directory: the files directly in it and the
+        locations of its subdirectories (each sorted, in the form of the prefix), so that a
+        listing can be split by directory (frazil.spark lists each one in a task). Empty
+        when there is none."""
+        files, directories = self._raw.list_dir(_location(prefix))
+        infos = [FileInfo(location, size, modified) for location, size, modified in files]
+        return infos, [str(d) for d in directories]
 
 
 class InputFile:

@@ -109,6 +109,22 @@ def test_list_answers_in_the_prefix_form(tmp_path: Path) -> None:
     ]
 
 
+def test_list_dir_gives_one_level_in_the_prefix_form(tmp_path: Path) -> None:
+    fio = FileIO()
+    for name in ("t/1", "t/sub/2", "t/sub/deeper/3", "t/b/4", "u/5"):
+        fio.write(str(tmp_path / name), name.encode())
+    files, directories = fio.list_dir(tmp_path / "t")
+    assert files == [FileInfo(str(tmp_path / "t/1"), 3)]
+    assert directories == [str(tmp_path / "t/b"), str(tmp_path / "t/sub")]
+    # Listing each directory recursively gives what the recursive listing gives.
+    split = files + [info for d in directories for info in fio.list(d)]
+    assert sorted(split, key=lambda f: f.location) == fio.list(tmp_path / "t")
+    uri_files, uri_directories = fio.list_dir((tmp_path / "t").as_uri() + "/")
+    assert [f.location for f in uri_files] == [(tmp_path / "t/1").as_uri()]
+    assert uri_directories == [(tmp_path / "t/b").as_uri(), (tmp_path / "t/sub").as_uri()]
+    assert fio.list_dir(tmp_path / "none") == ([], [])
+
+
 def test_read_many_raises_the_first_failure_in_order(tmp_path: Path) -> None:
     fio = FileIO()
     good = [tmp_path / f"{i}" for i in range(5)]

@@ -126,6 +126,17 @@ def test_list(fio: FileIO, bucket: str) -> None:
     assert fio.list(f"s3://{bucket}/none") == []
 
 
+def test_list_dir(fio: FileIO, bucket: str) -> None:
+    for key, size in [("t/a", 1), ("t/b/c", 2), ("t/b/d/e", 3), ("tx", 4), ("t/f/g", 5)]:
+        fio.write(f"s3a://{bucket}/{key}", b"x" * size)
+    files, directories = fio.list_dir(f"s3a://{bucket}/t")
+    assert files == [FileInfo(f"s3a://{bucket}/t/a", 1)]
+    assert directories == [f"s3a://{bucket}/t/b", f"s3a://{bucket}/t/f"]
+    split = files + [info for d in directories for info in fio.list(d)]
+    assert split == fio.list(f"s3a://{bucket}/t")
+    assert fio.list_dir(f"s3://{bucket}/none") == ([], [])
+
+
 def test_missing_objects_name_the_location(fio: FileIO, bucket: str) -> None:
     loc = f"s3://{bucket}/missing/m1.avro"
     for call in (

@@ -20,7 +20,7 @@ import datetime as dt
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from frazil.errors import FrazilError, ValidationError
 from frazil.metadata import TableMetadata
@@ -46,7 +46,13 @@ if TYPE_CHECKING:
     from frazil.io import FileIO
     from frazil.table._table import Table
 
-__all__ = ["ExpireSnapshots", "ExpireSnapshotsResult", "expired_files"]
+__all__ = [
+    "ExpireSnapshots",
+    "ExpireSnapshotsResult",
+    "ExpiryCandidates",
+    "expired_files",
+    "expiry_candidates",
+]
 
 
 def _now_ms() -> int:
@@ -100,39 +106,69 @@ class ExpireSnapshotsResult:
         return self._count(FileKind.STATISTICS)
 
 
-def expired_files(before: TableMetadata, after: TableMetadata, io: FileIO) -> dict[str, FileKind]:
-    """The files ``before``'s snapshots reach that ``after``'s do not: what expiring the
-    snapshots ``after`` lacks may delete."""
+@dataclass(frozen=True)
+class ExpiryCandidates:
+    """What expiring the snapshots ``after`` lacks may delete, before the data and delete
+    files are decided: the manifest lists and manifests no remaining snapshot reaches
+    (``listed``), the manifests whose content files are candidates (``expired_manifests``)
+    and those that stay (``remaining_manifests``), both by path with their manifest-list rows,
+    and the statistics files no longer listed."""
+
+    listed: dict[str, FileKind]
+    expired_manifests: dict[str, dict[str, Any]]
+    remaining_manifests: dict[str, dict[str, Any]]
+    statistics: tuple[str, ...]
+
+    def files(self, content: Mapping[str, FileKind]) -> dict[str, FileKind]:
+        """Everything to delete, given the content files of ``expired_manifests`` that no
+        remaining manifest holds live."""
+        found = dict(self.listed)
+        found.update(content)
+        for location in self.statistics:
+            found.setdefault(location, FileKind.STATISTICS)
+        return found
+
+
+def expiry_candidates(before: TableMetadata, after: TableMetadata, io: FileIO) -> ExpiryCandidates:
+    """See :class:`ExpiryCandidates` (reads the manifest lists of both sides)."""
     remaining_ids = {s.snapshot_id for s in after.snapshots}
     expired = [s for s in before.snapshots if s.snapshot_id not in remaining_ids]
     remaining = list(after.snapshots)
-    found: dict[str, FileKind] = {}
+    listed: dict[str, FileKind] = {}
+    candidates: dict[str, dict[str, Any]] = {}
+    remaining_manifests: dict[str, dict[str, Any]] = {}
     if expired:
         lists = manifest_lists([*expired, *remaining], io)
         live_lists = LocationSet(s.manifest_list for s in remaining if s.manifest_list)
         for snapshot in expired:
             location = snapshot.manifest_list
             if location is not None and location not in live_lists:
-                found[location] = FileKind.MANIFEST_LIST
+                listed[location] = FileKind.MANIFEST_LIST
         remaining_manifests = lists.unique(remaining)
         live_manifests = LocationSet(remaining_manifests)
         # Each distinct manifest is checked once, however many expired snapshots list it.
         candidates = {
             path: row for path, row in lists.unique(expired).items() if path not in live_manifests
         }
-        found.update(dict.fromkeys(candidates, FileKind.MANIFEST))
-        # Content files of manifests that stay are live by definition; only the manifests
-        # that go can hold files to delete, and those are checked against every manifest
-        # that stays.
-        content = live_content_files(candidates.values(), io)
-        if content:
-            live_content = LocationSet(live_content_files(remaining_manifests.values(), io))
-            found.update((p, k) for p, k in content.items() if p not in live_content)
+        listed.update(dict.fromkeys(candidates, FileKind.MANIFEST))
     live_statistics = LocationSet(statistics_files(after))
-    for location in sorted(statistics_files(before)):
-        if location not in live_statistics:
-            found.setdefault(location, FileKind.STATISTICS)
-    return found
+    statistics = tuple(
+        location for location in sorted(statistics_files(before)) if location not in live_statistics
+    )
+    return ExpiryCandidates(listed, candidates, remaining_manifests, statistics)
+
+
+def expired_files(before: TableMetadata, after: TableMetadata, io: FileIO) -> dict[str, FileKind]:
+    """The files ``before``'s snapshots reach that ``after``'s do not: what expiring the
+    snapshots ``after`` lacks may delete."""
+    found = expiry_candidates(before, after, io)
+    # Content files of manifests that stay are live by definition; only the manifests that
+    # go can hold files to delete, and those are checked against every manifest that stays.
+    content = live_content_files(found.expired_manifests.values(), io)
+    if content:
+        live_content = LocationSet(live_content_files(found.remaining_manifests.values(), io))
+        content = {p: k for p, k in content.items() if p not in live_content}
+    return found.files(content)
 
 
 class _ExpireChange(PendingChange):
@@ -247,6 +283,16 @@ class ExpireSnapshots:
             snapshot_ids=self._ids,
         )
 
+    def _expired_files(
+        self, before: TableMetadata, after: TableMetadata, table: Table
+    ) -> dict[str, FileKind]:
+        """The files to delete (frazil.spark decides them on executors instead)."""
+        return expired_files(before, after, table.io)
+
+    def _delete_files(self, files: Iterable[str], table: Table) -> dict[str, Exception]:
+        """Deletes ``files``; the failures (frazil.spark deletes on executors instead)."""
+        return delete_all(files, self._delete or table.io.delete, self._threads)
+
     def dry_run(self) -> ExpireSnapshotsResult:
         """What :meth:`commit` would expire and delete, committing and deleting nothing."""
         return self.commit(dry_run=True)
@@ -255,7 +301,7 @@ class ExpireSnapshots:
         before = table.metadata
         plan = self._plan(before)
         after = apply_updates(before, _updates(plan))
-        files = expired_files(before, after, table.io) if self._clean_files else {}
+        files = self._expired_files(before, after, table) if self._clean_files else {}
         return ExpireSnapshotsResult(
             plan.expired_snapshot_ids, plan.removed_refs, files, dry_run=True
         )
@@ -280,8 +326,8 @@ class ExpireSnapshots:
         files: dict[str, FileKind] = {}
         failed: dict[str, Exception] = {}
         if self._clean_files and plan.expired_snapshot_ids:
-            files = expired_files(base, table.metadata, table.io)
-            failed = delete_all(files, self._delete or table.io.delete, self._threads)
+            files = self._expired_files(base, table.metadata, table)
+            failed = self._delete_files(files, table)
         return ExpireSnapshotsResult(
             plan.expired_snapshot_ids, plan.removed_refs, files, tuple(sorted(failed))
         )

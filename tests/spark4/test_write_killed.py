@@ -48,7 +48,7 @@ DRIVER = textwrap.dedent(
     # Tiny row groups and files: each batch is written (and its file completed) as it comes.
     frazil.spark.write(rows, table, options={
         "write.target-file-size-bytes": "1",
-        "write.parquet.row-group-size-bytes": "1",
+        "write.parquet.row-group-size-bytes": "65536",
     })
     """
 )

@@ -95,7 +95,7 @@ def test_a_killed_write_leaves_the_table_and_orphan_removal_cleans(tmp_path: Pat
     strays = [p for p in written if p not in data_files]
     assert strays, "the killed job had written no file: the test did not kill it mid-write"
 
-    result = after.remove_orphan_files(older_than=time.time() * 1000 + 60_000)
+    result = after.remove_orphan_files(older_than=int(time.time() * 1000) + 60_000)
     removed = {x.removeprefix("file://") for x in result}
     assert set(strays) <= removed
     left = {str(p) for p in (tmp_path / "warehouse").rglob("*.parquet")}

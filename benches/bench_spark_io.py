@@ -56,7 +56,7 @@ def _build(spark: Any, rows: int) -> dict[str, str]:
     their metadata locations."""
     source = spark.range(0, rows, numPartitions=8).selectExpr(
         "id",
-        "timestamp_seconds(1600000000 + id * 7) AS ts",
+        "timestamp_seconds(1600000000 + id % 2592000) AS ts",
         "concat('name-', cast(id % 1000 AS string)) AS s",
         "cast(id AS double) / 3 AS d",
     )

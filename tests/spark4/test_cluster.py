@@ -37,3 +37,16 @@ def test_frazil_runs_in_executors_from_the_archive(spark_cluster: Cluster) -> No
     assert result["mismatches"] == 0
     assert result["table_rows"] == 500_000
     assert result["table_equal"]
+
+
+def test_frazil_spark_reads_writes_and_plans_on_the_cluster(spark_cluster: Cluster) -> None:
+    """frazil.spark.write and read with executors from the archive, a task attempt failing
+    once and retried by the cluster, and distributed planning equal to local planning."""
+    result = spark_cluster.run("job_spark_io.py")
+    assert result["snapshots_after_first_write"] == 1
+    # Two writes and a delete: three snapshots, however many task attempts ran.
+    assert result["snapshots"] == 3
+    assert result["ids"] == result["distinct_ids"] == result["expected_ids"]
+    assert result["spark_read_equals_local"] and result["spark_read_rows"] > 0
+    assert result["planning_jobs"] >= 1
+    assert result["files"] > 1

@@ -16,7 +16,7 @@ def test_task_threads_follow_spark_task_cpus(spark: Any) -> None:
         import os
 
         from frazil import _threads
-        from frazil.spark.reader import task_threads
+        from frazil.spark._tasks import task_threads
 
         for _ in batches:
             pass

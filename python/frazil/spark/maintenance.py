@@ -62,16 +62,10 @@ MAX_DRIVER_DIRECT_SUBDIRS = 10
 
 
 def _task_io(properties: Mapping[str, str]) -> FileIO:
-    """The FileIO of a task, with frazil's pools sized from ``spark.task.cpus`` (not the
-    executor host's cores; ``FRAZIL_THREADS`` wins when set)."""
-    import os
+    """The FileIO of a task, with frazil's pools sized for the task (:func:`task_threads`)."""
+    from frazil.spark._tasks import task_threads
 
-    from frazil import _threads
-
-    if os.environ.get(_threads.ENVIRONMENT_VARIABLE) is None:
-        task = require("pyspark").TaskContext.get()
-        if task is not None:
-            _threads.set_threads(max(1, int(task.cpus())))
+    task_threads()
     return FileIO(properties)
 
 

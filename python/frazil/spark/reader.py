@@ -26,6 +26,7 @@ from frazil.expressions import Expression
 from frazil.io import FileIO
 from frazil.spark._pyspark import require
 from frazil.spark._schema import conform_batch, spark_arrow_schema, spark_schema
+from frazil.spark._tasks import task_threads
 
 if TYPE_CHECKING:
     from frazil.name_mapping import NameMapping
@@ -56,24 +57,6 @@ def resolve_table(table: Any) -> Table:
     from frazil.catalog import load_catalog
 
     return load_catalog(catalog_name).load_table(identifier)
-
-
-def task_threads() -> int:
-    """In a Spark task: the threads frazil may use, ``FRAZIL_THREADS`` if set, else the task's
-    ``spark.task.cpus`` (so N tasks on one executor do not each start a pool as large as the
-    host); set for the Python and the Rust pools of this worker."""
-    import os
-
-    from frazil import _threads
-
-    if os.environ.get(_threads.ENVIRONMENT_VARIABLE):
-        count = _threads.threads()
-    else:
-        context = require("pyspark").TaskContext.get()
-        count = 1 if context is None else max(1, int(context.cpus()))
-    if _threads.threads() != count or _threads._override is None:
-        _threads.set_threads(count)
-    return count
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,9 @@ from frazil.expressions import Expression
 from frazil.io import FileIO
 from frazil.spark._pyspark import require
 from frazil.spark._schema import spark_arrow_schema
+from frazil.spark._tasks import task_threads
 from frazil.spark._to_table import batch_to_table
-from frazil.spark.reader import resolve_table, task_threads
+from frazil.spark.reader import resolve_table
 
 if TYPE_CHECKING:
     from frazil.manifest import DataFile

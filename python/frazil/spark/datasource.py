@@ -17,7 +17,9 @@ handed back to Spark. Planning runs in the driver's Python worker (``partitions(
 partition carries its tasks' Appendix C JSON and what executors need to read them.
 
 Writes: mode ``append``, or ``overwrite`` (every row of the table replaced, as Spark means it;
-option ``overwrite-filter`` limits it to the rows matching a filter). Each task writes its rows
+option ``overwrite-filter`` limits it to the rows matching a filter). Options ``write.*``
+override the table's write properties for the write; ``snapshot-property.<key>`` options go
+into the snapshot summary as ``<key>``. Each task writes its rows
 with frazil's writer and returns the data file records; ``commit()`` makes the one Iceberg
 commit; ``abort()`` deletes the attempt's files. A commit whose outcome is unknown deletes
 nothing it may hold. A Python source gets the DataFrame's partitioning as it is: repartition
@@ -319,19 +321,8 @@ class FrazilStreamWriter(_datasource.DataSourceStreamArrowWriter):  # type: igno
 
         # One job per micro-batch, named after the query and the batch, so every attempt of a
         # batch shares its journal (and the driver cleans what the commit did not take).
-        table = _table(self.options)
-        job = WriteJob.create(table, self.write_options)
         operation = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.query_id}/{batch_id}"))
-        location = table.metadata.location.rstrip("/")
-        from frazil.spark.writer import JOURNAL
-
-        return WriteJob(
-            metadata_json=job.metadata_json,
-            io=job.io,
-            operation_id=operation,
-            journal=f"{location}/{JOURNAL}{operation}",
-            properties=job.properties,
-        )
+        return WriteJob.create(_table(self.options), self.write_options, operation_id=operation)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> FilesWritten:
         context = require("pyspark").TaskContext.get()

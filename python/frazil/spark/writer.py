@@ -140,9 +140,12 @@ class WriteJob:
         table: Table,
         options: Mapping[str, str],
         fail_first_attempt: bool = False,
+        operation_id: str | None = None,
     ) -> WriteJob:
+        """The job writing to ``table`` with write ``options``; ``operation_id`` (default a
+        fresh uuid) names its files and its journal."""
         metadata = table.metadata
-        operation_id = str(uuid.uuid4())
+        operation_id = operation_id or str(uuid.uuid4())
         return cls(
             metadata_json=metadata.to_json(),
             io=table.io,

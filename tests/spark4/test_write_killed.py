@@ -75,19 +75,29 @@ def test_a_killed_write_leaves_the_table_and_orphan_removal_cleans(tmp_path: Pat
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    first = {str(p) for p in (tmp_path / "warehouse").rglob("*.parquet")}
     try:
         deadline = time.monotonic() + 240
-        while not marker.exists():
+        # Killed once its tasks are in the middle of writing: some of its files are on disk.
+        while not marker.exists() or not (
+            {str(p) for p in (tmp_path / "warehouse").rglob("*.parquet")} - first
+        ):
             assert driver.poll() is None, driver.stderr.read().decode()[-3000:]  # type: ignore[union-attr]
             assert time.monotonic() < deadline, "the job never started writing"
-            time.sleep(0.5)
-        time.sleep(2)
+            time.sleep(0.2)
     finally:
         os.killpg(driver.pid, signal.SIGKILL)
         driver.wait()
-    written = [
-        str(p) for p in (tmp_path / "warehouse").rglob("*.parquet") if "before" not in p.name
-    ]
+    # PySpark's Python workers sit in their own process groups: one that was writing sees its
+    # input end when the JVM dies and may still finish a file. Wait until the disk is quiet.
+    seen: set[str] = set()
+    while True:
+        now = {str(p) for p in (tmp_path / "warehouse").rglob("*.parquet")}
+        if now == seen:
+            break
+        seen = now
+        time.sleep(3)
+    written = [str(p) for p in (tmp_path / "warehouse").rglob("*.parquet") if str(p) not in first]
     after = catalog.load_table("db.t")
     assert after.metadata_location == before.metadata_location
     assert after.scan().to_arrow().column("s").to_pylist() == ["before"]

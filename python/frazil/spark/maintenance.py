@@ -281,10 +281,10 @@ def _delete(
     task = functools.partial(_delete_task, properties, delete_with, threads)
     rdd = spark.sparkContext.parallelize(locations, _slices(spark, len(locations)))
     failed = rdd.mapPartitions(task).collect()
-    return {location: DeleteFailed(why) for location, why in sorted(failed)}
+    return {location: _DeleteFailed(why) for location, why in sorted(failed)}
 
 
-class DeleteFailed(Exception):
+class _DeleteFailed(Exception):
     """Why a task could not delete a file (the executor's exception, as text)."""
 
 

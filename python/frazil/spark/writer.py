@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from frazil.errors import (
     CommitStateUnknownError,
+    FrazilError,
     FrazilTypeError,
     SparkJobError,
     ValidationError,
@@ -103,7 +104,7 @@ class WriteJob:
             ):
                 written.append(file)
             if self.fail_first_attempt and attempt == 0 and partition_id == 0:
-                raise RuntimeError("frazil test hook: the first attempt of task 0 fails")
+                raise FrazilError("frazil test hook: the first attempt of task 0 fails")
             # Recorded before Spark sees the task's result: the driver deletes what no commit
             # took (a speculative duplicate's files, say) from these journals.
             self.io.write(

@@ -13,7 +13,6 @@ import pyarrow.parquet as pq
 import pytest
 from frazil.io import FileIO
 from frazil.sorting import NullOrder, SortDirection, SortField, SortOrder
-from frazil.table import write as write_module
 from frazil.table.write import write_data_files
 from write_helpers import col, read_back, schema_of, table_metadata
 
@@ -43,7 +42,8 @@ def _metadata(tmp_path: Path, **properties: str) -> Any:
 
 
 def _cores(monkeypatch: pytest.MonkeyPatch, count: int) -> None:
-    monkeypatch.setattr(write_module.os, "cpu_count", lambda: count)
+    # frazil._threads reads FRAZIL_THREADS at every call (the writer's lanes and the split).
+    monkeypatch.setenv("FRAZIL_THREADS", str(count))
 
 
 def test_a_large_call_is_written_as_row_groups_of_the_configured_size(

@@ -12,18 +12,11 @@ import os
 import sys
 import warnings as _warnings
 
-__all__ = ["CopyOnWriteFallbackWarning", "FrazilWarning", "warn"]
+__all__ = ["FrazilWarning", "warn"]
 
 
 class FrazilWarning(UserWarning):
     """Base class of every warning frazil issues."""
-
-
-class CopyOnWriteFallbackWarning(FrazilWarning):
-    """A row-level change on a table whose ``write.delete.mode`` (or ``write.update.mode``,
-    ``write.merge.mode``) is ``merge-on-read`` was written copy-on-write: frazil does not write
-    delete files yet, so it rewrote the data files holding the changed rows. The table's
-    rows are right either way; readers pay no delete files, writers rewrote whole files."""
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep

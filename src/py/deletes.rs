@@ -181,6 +181,22 @@ impl PyPositionDeleteIndex {
         })
     }
 
+    /// Adds `positions` (a pyarrow int64 array or a sequence of ints: non-null,
+    /// non-negative), e.g. the rows a merge-on-read delete removes. Returns how
+    /// many of them were not deleted already.
+    fn add_positions(&mut self, py: Python<'_>, positions: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let arrays = position_arrays(positions)?;
+        let inner = &mut self.inner;
+        py.detach(|| {
+            run(|| {
+                let set = position_set(&arrays)?;
+                let before = inner.len();
+                inner.add_deletion_vector(&set);
+                Ok(inner.len() - before)
+            })
+        })
+    }
+
     /// Adds what a position delete file (read into `PositionDeletesByFile`)
     /// deletes in this index's data file. Returns how many positions.
     fn add_position_file(&mut self, py: Python<'_>, deletes: &PyPositionDeletesByFile) -> u64 {

@@ -85,7 +85,8 @@ def test_every_java_table_property_is_on_frazil_s_list(java: Any) -> None:
     # Spot checks of the lists' meaning.
     assert _handling("write.parquet.bloom-filter-enabled.column.a.b") == "honoured"
     assert _handling("write.location-provider.impl") == "refused"
-    assert _handling("write.delete.parquet.page-row-limit") == "without effect"
+    assert _handling("write.delete.parquet.page-row-limit") == "honoured"
+    assert _handling("write.delete.parquet.row-group-check-min-record-count") == "without effect"
     assert _handling("write.delete.mode") == "honoured"
 
 

@@ -148,9 +148,13 @@ HONOURED = {
     "commit.retry.": "commit retries",
     "write.delete.isolation-level": "conflict checks of deletes and overwrites",
     "write.update.isolation-level": "conflict checks of overwrites",
-    DELETE_MODE: "merge-on-read warns that copy-on-write was used",
-    UPDATE_MODE: "merge-on-read warns that copy-on-write was used",
-    MERGE_MODE: "merge-on-read warns that copy-on-write was used",
+    DELETE_MODE: "copy-on-write rewrites files, merge-on-read writes delete files",
+    UPDATE_MODE: "copy-on-write rewrites files, merge-on-read writes delete files",
+    MERGE_MODE: "copy-on-write rewrites files, merge-on-read writes delete files",
+    DELETE_FORMAT_DEFAULT: "parquet (any other format is refused; v3: deletion vectors)",
+    "write.delete.granularity": "position delete files per partition (default) or data file",
+    "write.delete.target-file-size-bytes": "delete files roll at this size",
+    "write.delete.parquet.": "the Parquet settings of delete files (else write.parquet.*)",
     "schema.name-mapping.default": "read; kept up to date by schema changes",
     "gc.enabled": "maintenance",
     "history.expire.": "maintenance",
@@ -163,11 +167,13 @@ REFUSED = {
     ENCRYPTION_KEY_ID: "frazil writes no encrypted files",
 }
 # Java's properties that change nothing frazil writes: they concern files frazil never writes
-# (delete files: deletes are copy-on-write; ORC and Avro data files, refused above), another
-# engine (Spark, Flink, Hive), or reading.
+# (ORC and Avro data and delete files, refused above), another engine (Spark, Flink, Hive), or
+# reading.
 WITHOUT_EFFECT = {
-    DELETE_FORMAT_DEFAULT: "delete files (frazil writes none)",
-    "write.delete.": "delete files (frazil writes none); Spark's distribution and granularity",
+    "write.delete.distribution-mode": "Spark's shuffle before writing deletes",
+    "write.delete.avro.": "Avro delete files (refused by write.delete.format.default)",
+    "write.delete.orc.": "ORC delete files (refused by write.delete.format.default)",
+    "write.delete.parquet.row-group-check-": "how often parquet-java measures row groups",
     "write.avro.": "Avro data files (refused by write.format.default)",
     "write.orc.": "ORC data files (refused by write.format.default)",
     "write.parquet.row-group-check-": "how often parquet-java measures pages and row groups; "
@@ -213,10 +219,8 @@ def check_write_properties(
     ``write.location-provider.impl`` (a Java class), Java's deprecated storage paths (refused
     by Java 1.10.2 too), ``encryption.key-id``; a value that does not parse (a format,
     row-level mode, codec, size, boolean), and a column setting naming no column of
-    ``schema`` (when given). ``write.delete.format.default`` may name any format: frazil
-    writes no delete files yet (deletes rewrite data files, copy-on-write), and
-    ``merge-on-read`` modes are accepted, a delete then warning that it fell back to
-    copy-on-write (:func:`row_level_mode`).
+    ``schema`` (when given). A ``write.delete.format.default`` other than Parquet is refused
+    by the delete file writers (frazil.table.write._deletes), when a change would write one.
 
     ``before``: the properties as they were, when ``properties`` are about to replace them;
     only a problem they did not have is raised (an old one is still raised before a write)."""

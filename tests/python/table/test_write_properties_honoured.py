@@ -13,7 +13,6 @@ import pytest
 from frazil.catalog.sql import SqlCatalog
 from frazil.errors import InvalidValueError, UnsupportedOperationError
 from frazil.table import SetProperties
-from frazil.warnings import CopyOnWriteFallbackWarning, FrazilWarning
 
 SCHEMA = pa.schema([("id", pa.int64()), ("part", pa.string())])
 
@@ -110,57 +109,38 @@ def test_the_delete_file_format_and_row_level_modes_are_checked(catalog: SqlCata
 # --- write.delete.mode=merge-on-read -----------------------------------------------------------
 
 
-def _merge_on_read(catalog: SqlCatalog, mode: str = "merge-on-read") -> object:
-    table = catalog.create_table("db.t", SCHEMA, properties={"write.delete.mode": mode})
+def _merge_on_read(catalog: SqlCatalog, version: int) -> object:
+    table = catalog.create_table(
+        f"db.t{version}",
+        SCHEMA,
+        properties={"write.delete.mode": "merge-on-read", "format-version": str(version)},
+    )
     table.append(_rows([1, 2], "a"))
     table.append(_rows([3], "b"))
     return table
 
 
-def test_a_merge_on_read_delete_warns_once_that_copy_on_write_was_used(
-    catalog: SqlCatalog,
-) -> None:
-    table = _merge_on_read(catalog)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        table.delete("id = 1")  # type: ignore[attr-defined]
-    (warning,) = caught
-    assert issubclass(warning.category, CopyOnWriteFallbackWarning)
-    assert issubclass(warning.category, FrazilWarning)
-    message = str(warning.message)
-    assert "write.delete.mode=merge-on-read" in message and "copy-on-write was used" in message
-    assert "1 data file(s) rewritten" in message
-    assert warning.filename == __file__  # attributed to the caller, not to frazil
-    assert table.scan().to_arrow().column("id").to_pylist() == [2, 3]  # type: ignore[attr-defined]
-    # An overwrite that rewrites a file is a row-level delete too.
-    table.append(_rows([4, 5]))  # type: ignore[attr-defined]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        table.overwrite(_rows([9]), "id = 4")  # type: ignore[attr-defined]
-    assert [type(w.message) for w in caught] == [CopyOnWriteFallbackWarning]
-
-
-def test_no_warning_where_merge_on_read_would_have_done_the_same(catalog: SqlCatalog) -> None:
-    table = _merge_on_read(catalog)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        table.delete("id = 3")  # type: ignore[attr-defined]  # a whole file: no rewrite
-        table.delete("id = 42")  # type: ignore[attr-defined]  # nothing matches
-    assert table.scan().to_arrow().column("id").to_pylist() == [1, 2]  # type: ignore[attr-defined]
-
-
-def test_no_warning_under_copy_on_write(catalog: SqlCatalog) -> None:
-    table = _merge_on_read(catalog, mode="copy-on-write")
+def test_a_merge_on_read_delete_writes_delete_files_not_data_files(catalog: SqlCatalog) -> None:
+    table = _merge_on_read(catalog, 2)
+    before = {t.file.file_path for t in table.scan().plan_files()}  # type: ignore[attr-defined]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         table.delete("id = 1")  # type: ignore[attr-defined]
-    assert table.scan().to_arrow().column("id").to_pylist() == [2, 3]  # type: ignore[attr-defined]
+    tasks = list(table.scan().plan_files())  # type: ignore[attr-defined]
+    assert {t.file.file_path for t in tasks} == before  # no data file rewritten
+    (deleted,) = [d for t in tasks for d in t.delete_files]
+    assert (deleted.content, deleted.file_format, deleted.record_count) == (1, "PARQUET", 1)
+    assert sorted(table.scan().to_arrow().column("id").to_pylist()) == [2, 3]  # type: ignore[attr-defined]
+    # An overwrite by filter is copy-on-write whatever the delete mode, as in Java.
+    table.overwrite(_rows([9]), "id = 2")  # type: ignore[attr-defined]
+    assert sorted(table.scan().to_arrow().column("id").to_pylist()) == [3, 9]  # type: ignore[attr-defined]
 
 
-def test_a_bad_mode_set_by_another_engine_is_refused_at_delete_time(
+def test_merge_on_read_is_refused_on_a_v1_table_before_anything_is_written(
     catalog: SqlCatalog,
 ) -> None:
-    table = _merge_on_read(catalog, mode="copy-on-write")
-    catalog.commit_table(table, [], [SetProperties({"write.delete.mode": "sideways"})])  # type: ignore[arg-type]
-    with pytest.raises(InvalidValueError, match=r"write.delete.mode='sideways'"):
-        catalog.load_table("db.t").delete("id = 3")
+    table = _merge_on_read(catalog, 1)
+    snapshots = len(table.snapshots())  # type: ignore[attr-defined]
+    with pytest.raises(UnsupportedOperationError, match=r"write\.delete\.mode=merge-on-read"):
+        table.delete("id = 1")  # type: ignore[attr-defined]
+    assert len(table.snapshots()) == snapshots  # type: ignore[attr-defined]

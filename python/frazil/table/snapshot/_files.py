@@ -113,13 +113,17 @@ def with_status(entries: pa.Table, status: int, snapshot_id: int | None = None) 
     return out
 
 
-def new_entries(files: Iterable[DataFile]) -> list[dict[str, Any]]:
-    """ADDED entries for new files: snapshot id and sequence numbers left to inheritance."""
+def new_entries(
+    files: Iterable[DataFile], data_sequence_number: int | None = None
+) -> list[dict[str, Any]]:
+    """ADDED entries for new files: snapshot id and sequence numbers left to inheritance, but
+    for an explicit ``data_sequence_number`` (a rewrite's files keep the one of the snapshot it
+    started from, so that equality deletes committed since still apply to them)."""
     return [
         {
             "status": STATUS_ADDED,
             "snapshot_id": None,
-            "sequence_number": None,
+            "sequence_number": data_sequence_number,
             "file_sequence_number": None,
             "data_file": file.to_row(),
         }

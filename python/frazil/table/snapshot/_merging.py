@@ -1,9 +1,16 @@
-"""The producer that adds and removes data files (Java's ``MergingSnapshotProducer`` with its
-``ManifestFilterManager``): new files go to manifests written once; removed files are marked
-DELETED (with this snapshot's id) in rewrites of the manifests that held them, the other live
-entries of those manifests kept as EXISTING; manifests left without live files are dropped;
-the data manifests and the delete manifests are then merged, separately, per
-``commit.manifest-merge.*`` (Java's two ``ManifestMergeManager``s)."""
+"""The producer that adds and removes data and delete files (Java's ``MergingSnapshotProducer``
+with its two ``ManifestFilterManager``s): new files go to manifests written once (data and
+delete files apart, one manifest per spec); removed files are marked DELETED (with this
+snapshot's id) in rewrites of the manifests that held them, the other live entries of those
+manifests kept as EXISTING; manifests left without live files are dropped; the data manifests
+and the delete manifests are then merged, separately, per ``commit.manifest-merge.*`` (Java's
+two ``ManifestMergeManager``s).
+
+Delete files are removed when asked for (keyed by path and ``content_offset``: the deletion
+vectors of one Puffin file share its path, pitfalls: "Planning and delete scoping"), and, as
+Java removes them whenever a commit removes files: the deletion vectors of data files this
+commit removes (they would dangle), and the delete files older than every live data file
+(a data sequence number below the smallest of the data manifests: they apply to nothing)."""
 
 from __future__ import annotations
 
@@ -54,9 +61,20 @@ class MergingProducer(SnapshotProducer):
         merge: bool | None = None,
     ) -> None:
         super().__init__(metadata, io, branch=branch, snapshot_properties=snapshot_properties)
+        self._owned_set: set[str] = set()
         self._merge = merge
         self._added: dict[int, list[DataFile]] = {}
         self._new_manifests: list[Row] | None = None
+        # Added delete files by spec id, their manifests (written once), and the data files
+        # the added deletion vectors reference (at most one vector per data file).
+        self._added_deletes: dict[int, list[DataFile]] = {}
+        self._new_delete_manifests: list[Row] | None = None
+        self._dv_targets: set[str] = set()
+        # Delete files to remove, by (path, content_offset).
+        self._removed_deletes: dict[tuple[str, int | None], DataFile | None] = {}
+        # The data sequence number of the added data files (a rewrite keeps its inputs'); None:
+        # inherited from the snapshot.
+        self.data_sequence_number: int | None = None
         self._delete_paths: dict[str, DataFile | None] = {}
         self._drop_partitions: set[Hashable] = set()
         self._drop_all = False
@@ -64,6 +82,10 @@ class MergingProducer(SnapshotProducer):
         # deleted files with their spec). Valid for every attempt: the files to remove are
         # fixed, and a committed manifest never changes.
         self._filtered: dict[str, tuple[Row | None, list[tuple[PartitionSpec, DataFile]]]] = {}
+        # The same for delete manifests, by (path, the smallest live data sequence number).
+        self._filtered_deletes: dict[
+            tuple[str, int], tuple[Row | None, list[tuple[PartitionSpec, DataFile]]]
+        ] = {}
         self._merger = ManifestMerger(io, self.snapshot_id, self.new_manifest_location)
         self._delete_merger = ManifestMerger(
             io, self.snapshot_id, self.new_manifest_location, CONTENT_DELETES
@@ -85,6 +107,71 @@ class MergingProducer(SnapshotProducer):
         if owned and file.file_path is not None:
             self.own_data_file(file.file_path)
 
+    def add_delete(self, file: DataFile, spec_id: int, *, owned: bool = False) -> None:
+        """Add a delete file (position deletes, a deletion vector, equality deletes) written
+        under ``spec_id``; ``owned``: written for this change, deleted if it fails. The format
+        version decides which position deletes a table takes (Java's
+        ``validateDeleteFileForVersion``): v2 Parquet files, v3 deletion vectors only."""
+        if self._new_delete_manifests is not None:
+            raise InvalidUpdateError("cannot add files after the change was applied")
+        if file.content not in (1, 2):
+            raise InvalidUpdateError(
+                f"{file.file_path} has content {file.content}: only delete files can be added as "
+                "deletes"
+            )
+        version = self.base.format_version
+        is_dv = str(file.file_format or "").upper() == "PUFFIN"
+        if version < 2:
+            raise InvalidUpdateError("deletes are supported in format version 2 and above")
+        if file.content == 1 and version == 2 and is_dv:
+            raise InvalidUpdateError(
+                f"must not use deletion vectors in a v2 table: {file.file_path}"
+            )
+        if file.content == 1 and version >= 3 and not is_dv:
+            raise InvalidUpdateError(
+                f"must use deletion vectors for position deletes in a v{version} table: "
+                f"{file.file_path}"
+            )
+        if is_dv:
+            target = file.referenced_data_file
+            if target is None:
+                raise InvalidUpdateError(
+                    f"deletion vector in {file.file_path} has no referenced data file"
+                )
+            if target in self._dv_targets:
+                raise InvalidUpdateError(
+                    f"two deletion vectors added for data file {target} (spec: at most one)"
+                )
+            self._dv_targets.add(target)
+        spec = spec_of(self.base, spec_id, f"delete file {file.file_path}")
+        self._added_deletes.setdefault(spec.spec_id, []).append(file)
+        if owned and file.file_path is not None and file.file_path not in self._owned_set:
+            self._owned_set.add(file.file_path)
+            self.own_data_file(file.file_path)
+
+    def remove_delete(self, file: DataFile | Any) -> None:
+        """Remove a delete file (a :class:`DataFile`, or a planned task's delete file) from
+        the table, e.g. a deletion vector replaced by one holding its positions too."""
+        path = file.file_path
+        if path is None:
+            raise InvalidUpdateError("cannot remove a delete file without a file_path")
+        self._removed_deletes[(str(path), file.content_offset)] = (
+            file if isinstance(file, DataFile) else None
+        )
+
+    @property
+    def adds_deletes(self) -> bool:
+        return any(self._added_deletes.values())
+
+    @property
+    def removes_deletes(self) -> bool:
+        return bool(self._removed_deletes)
+
+    @property
+    def dv_targets(self) -> frozenset[str]:
+        """The data files the added deletion vectors reference."""
+        return frozenset(self._dv_targets)
+
     def delete_file(self, file: DataFile | str) -> None:
         """Remove a data file (by path or DataFile); it must be live when the commit lands."""
         if isinstance(file, DataFile):
@@ -101,6 +188,10 @@ class MergingProducer(SnapshotProducer):
     @property
     def added_files(self) -> list[tuple[int, DataFile]]:
         return [(spec_id, f) for spec_id, files in self._added.items() for f in files]
+
+    @property
+    def added_deletes(self) -> list[tuple[int, DataFile]]:
+        return [(spec_id, f) for spec_id, files in self._added_deletes.items() for f in files]
 
     @property
     def adds_files(self) -> bool:
@@ -125,7 +216,7 @@ class MergingProducer(SnapshotProducer):
                     rows.append(
                         write_entries(
                             self.new_manifest_location(),
-                            new_entries(files),
+                            new_entries(files, self.data_sequence_number),
                             self.base,
                             spec,
                             self.snapshot_id,
@@ -134,6 +225,27 @@ class MergingProducer(SnapshotProducer):
                     )
             self._new_manifests = rows
         return self._new_manifests
+
+    def _written_new_delete_manifests(self) -> list[Row]:
+        """The manifests of the added delete files, one per spec, written once."""
+        if self._new_delete_manifests is None:
+            rows = []
+            for spec_id, files in self._added_deletes.items():
+                if files:
+                    spec = spec_of(self.base, spec_id, "the added delete files")
+                    rows.append(
+                        write_entries(
+                            self.new_manifest_location(),
+                            new_entries(files),
+                            self.base,
+                            spec,
+                            self.snapshot_id,
+                            self.io,
+                            CONTENT_DELETES,
+                        )
+                    )
+            self._new_delete_manifests = rows
+        return self._new_delete_manifests
 
     def _filter_manifest(
         self, staged: TableMetadata, manifest: Row
@@ -192,6 +304,95 @@ class MergingProducer(SnapshotProducer):
             )
         return out, deleted
 
+    def _filter_delete_manifest(
+        self, staged: TableMetadata, manifest: Row, removed_data: frozenset[str], min_sequence: int
+    ) -> tuple[Row | None, list[tuple[PartitionSpec, DataFile]]]:
+        path = str(manifest["manifest_path"])
+        cached = self._filtered_deletes.get((path, min_sequence))
+        if cached is not None:
+            return cached
+        spec = spec_of(staged, int(manifest["partition_spec_id"]), f"manifest {path}")
+        entries = live_entries(read_entries(manifest, self.io))
+        files = entries.column("data_file")
+        keys = zip(
+            pc.struct_field(files, "file_path").to_pylist(),
+            pc.struct_field(files, "content_offset").to_pylist(),
+            strict=True,
+        )
+        formats = pc.struct_field(files, "file_format").to_pylist()
+        targets = pc.struct_field(files, "referenced_data_file").to_pylist()
+        sequences = entries.column("sequence_number").to_pylist()
+        marked = []
+        for key, file_format, target, sequence in zip(
+            keys, formats, targets, sequences, strict=True
+        ):
+            dangling = str(file_format).upper() == "PUFFIN" and target in removed_data
+            # Java's dropDeleteFilesOlderThan: older than every live data file, it applies to none.
+            old = sequence is not None and 0 < sequence < min_sequence
+            marked.append(key in self._removed_deletes or dangling or old)
+        mask = pa.array(marked, pa.bool_())
+        if not marked or not pc.any(mask).as_py():
+            result: tuple[Row | None, list[tuple[PartitionSpec, DataFile]]] = (None, [])
+        else:
+            deleted = with_status(entries.filter(mask), STATUS_DELETED, self.snapshot_id)
+            kept = with_status(entries.filter(pc.invert(mask)), STATUS_EXISTING)
+            row = write_entries(
+                self.new_manifest_location(),
+                pa.concat_tables([kept, deleted]),
+                staged,
+                spec,
+                self.snapshot_id,
+                self.io,
+                CONTENT_DELETES,
+            )
+            result = (row, [(spec, f) for f in entry_files(deleted)])
+        self._filtered_deletes[(path, min_sequence)] = result
+        return result
+
+    def _filter_deletes(
+        self,
+        staged: TableMetadata,
+        manifests: Iterable[Row],
+        removed_data: frozenset[str],
+        min_sequence: int,
+    ) -> tuple[list[Row], list[tuple[PartitionSpec, DataFile]]]:
+        """The delete manifests without the delete files this commit removes; manifests are
+        only rewritten when the commit removes files (as Java's filter manager decides)."""
+        if not self._removed_deletes and not removed_data:
+            return list(manifests), []
+        out: list[Row] = []
+        deleted: list[tuple[PartitionSpec, DataFile]] = []
+        for manifest in manifests:
+            row, removed = self._filter_delete_manifest(
+                staged, manifest, removed_data, min_sequence
+            )
+            out.append(manifest if row is None else row)
+            deleted.extend(removed)
+        return out, deleted
+
+    def missing_deletes(self, staged: TableMetadata, parent: Snapshot | None) -> list[str]:
+        """The delete files to remove that ``parent`` no longer holds (Java's
+        ``failMissingDeletePaths`` for delete files)."""
+        if not self._removed_deletes:
+            return []
+        found: set[tuple[str, int | None]] = set()
+        for manifest in manifest_rows(parent, self.io):
+            if int(manifest.get("content") or 0) == CONTENT_DATA:
+                continue
+            files = live_entries(read_entries(manifest, self.io)).column("data_file")
+            found.update(
+                zip(
+                    pc.struct_field(files, "file_path").to_pylist(),
+                    pc.struct_field(files, "content_offset").to_pylist(),
+                    strict=True,
+                )
+            )
+        return sorted(
+            path if offset is None else f"{path} (offset {offset})"
+            for path, offset in self._removed_deletes
+            if (path, offset) not in found
+        )
+
     def removed_data_files(
         self, staged: TableMetadata, parent: Snapshot | None
     ) -> list[tuple[PartitionSpec, DataFile]]:
@@ -211,13 +412,34 @@ class MergingProducer(SnapshotProducer):
 
     def _manifests(self, staged: TableMetadata, parent: Snapshot | None) -> list[Row]:
         new = self._written_new_manifests()
+        new_deletes = self._written_new_delete_manifests()
         existing = manifest_rows(parent, self.io)
         data = [m for m in existing if int(m.get("content") or 0) == CONTENT_DATA]
         deletes = [m for m in existing if int(m.get("content") or 0) != CONTENT_DATA]
         filtered, deleted = self._filter(staged, data)
+        # Java: the smallest data sequence number of the filtered (committed) data manifests,
+        # at most the table's last sequence number.
+        min_sequence = min(
+            (
+                int(m["min_sequence_number"])
+                for m in filtered
+                if m.get("min_sequence_number") is not None
+                and (m.get("added_files_count") or m.get("existing_files_count"))
+            ),
+            default=staged.last_sequence_number,
+        )
+        min_sequence = min(min_sequence, staged.last_sequence_number)
+        removed_data = frozenset(str(f.file_path) for _, f in deleted)
+        filtered_deletes, deleted_deletes = self._filter_deletes(
+            staged, deletes, removed_data, min_sequence
+        )
         for spec_id, file in self.added_files:
             self.summary.added_file(spec_of(self.base, spec_id, ""), file)
         for spec, file in deleted:
+            self.summary.deleted_file(spec, file)
+        for spec_id, file in self.added_deletes:
+            self.summary.added_file(spec_of(self.base, spec_id, ""), file)
+        for spec, file in deleted_deletes:
             self.summary.deleted_file(spec, file)
 
         def keep(m: Row) -> bool:
@@ -229,7 +451,7 @@ class MergingProducer(SnapshotProducer):
             )
 
         data_manifests = [m for m in [*new, *filtered] if keep(m)]
-        delete_manifests = [m for m in deletes if keep(m)]
+        delete_manifests = [m for m in [*new_deletes, *filtered_deletes] if keep(m)]
         if self._merge_enabled(staged):
             data_manifests = self._merger.merge(staged, data_manifests)
             delete_manifests = self._delete_merger.merge(staged, delete_manifests)

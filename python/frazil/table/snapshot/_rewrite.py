@@ -31,7 +31,7 @@ from frazil.metadata import TableMetadata
 from frazil.schema import Schema
 from frazil.snapshots import Snapshot
 from frazil.table import _metadata_columns as meta
-from frazil.table._properties import DELETE_MODE, MERGE_ON_READ, row_level_mode
+from frazil.table._properties import DELETE_MODE, row_level_mode
 from frazil.table._row_filter import compile_filter, filter_columns
 from frazil.table.snapshot._files import (
     CONTENT_DATA,
@@ -48,10 +48,10 @@ if TYPE_CHECKING:
     from frazil.expressions import Expression
     from frazil.table.snapshot._merging import MergingProducer
 
-__all__ = ["remove_rows"]
+__all__ = ["remove_rows", "touched_data_files"]
 
 
-def _touched_files(
+def touched_data_files(
     metadata: TableMetadata,
     head: Snapshot | None,
     row_filter: Expression,
@@ -115,13 +115,13 @@ def remove_rows(
 
     metadata, io = producer.base, producer.io
     # Read first, so that a mode that names nothing is refused even when no file is rewritten.
-    mode = row_level_mode(metadata.properties, DELETE_MODE)
+    row_level_mode(metadata.properties, DELETE_MODE)
     # Bound up front so that a filter on a column the table lacks is refused even when no
     # file would be read (an empty table). The rows are tested with the bound filter, whose
     # literals the binder converted to the column types as a scan's are (5.0 against a long
     # column is 5, a date string a day number); the unbound one holds the user's values.
     bound = bind(row_filter, metadata.schema(), case_sensitive)
-    whole, partial = _touched_files(metadata, head, row_filter, case_sensitive, io)
+    whole, partial = touched_data_files(metadata, head, row_filter, case_sensitive, io)
     for file in whole:
         producer.delete_file(file)
     if not partial or head is None:
@@ -139,7 +139,6 @@ def remove_rows(
         case_sensitive=case_sensitive,
         _table_schema=True,
     )
-    rewritten = 0
     for task in scan.plan_files():
         found = wanted.get(task.file.file_path)
         if found is None:
@@ -178,23 +177,6 @@ def remove_rows(
         producer.delete_file(file)
         for new in new_files:
             producer.add_file(new, owned=True)
-        rewritten += 1
-    if rewritten and mode == MERGE_ON_READ:
-        _warn_copy_on_write(rewritten)
-
-
-def _warn_copy_on_write(rewritten: int) -> None:
-    """frazil writes no delete files yet (issue 24): a table that asks for merge-on-read
-    deletes gets copy-on-write ones, and is told so once per delete."""
-    from frazil.warnings import CopyOnWriteFallbackWarning, warn
-
-    warn(
-        CopyOnWriteFallbackWarning(
-            f"table property {DELETE_MODE}={MERGE_ON_READ} is not implemented by frazil yet: "
-            f"copy-on-write was used, {rewritten} data file(s) rewritten without the deleted "
-            "rows instead of delete files written"
-        )
-    )
 
 
 def _delete_quietly(io: FileIO, location: str | None) -> None:

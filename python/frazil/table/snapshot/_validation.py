@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from frazil import _native
 from frazil.errors import CommitValidationError, InvalidUpdateError
 from frazil.io import FileIO
-from frazil.manifest import STATUS_ADDED, DataFile, entries_table
+from frazil.manifest import STATUS_ADDED, STATUS_DELETED, DataFile, entries_table
 from frazil.metadata import TableMetadata
 from frazil.partitioning import PartitionSpec
 from frazil.snapshots import Operation, Snapshot
@@ -37,10 +37,13 @@ if TYPE_CHECKING:
 __all__ = [
     "SERIALIZABLE",
     "SNAPSHOT",
+    "added_dvs",
     "check_no_new_data",
     "check_no_new_deletes",
+    "describe",
     "isolation_level",
     "matching",
+    "removed_since",
 ]
 
 SERIALIZABLE = "serializable"
@@ -151,9 +154,64 @@ def _conflicts(
     return found
 
 
-def _describe(paths: list[str]) -> str:
+def describe(paths: list[str]) -> str:
+    """At most five of ``paths``, and how many more."""
     shown = ", ".join(paths[:5])
     return shown + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+
+
+def removed_since(
+    staged: TableMetadata,
+    history: list[Snapshot],
+    operations: tuple[str, ...],
+    paths: set[str] | frozenset[str],
+    row_filter: Expression,
+    case_sensitive: bool,
+    io: FileIO,
+) -> list[str]:
+    """Which of the data files ``paths`` the snapshots of ``history`` with one of
+    ``operations`` removed, among those whose rows may match ``row_filter`` (Java's
+    ``validateDataFilesExist``)."""
+    filter_json = json.dumps(row_filter.to_json())
+    found: list[str] = []
+    for manifest, entries in _added_entries(
+        staged, history, operations, True, io, status=STATUS_DELETED
+    ):
+        names = pc.struct_field(entries.column("data_file"), "file_path")
+        wanted = entries.filter(pc.is_in(names, pa.array(sorted(paths), pa.string())))
+        if wanted.num_rows == 0:
+            continue
+        spec = spec_of(staged, int(manifest["partition_spec_id"]), "a concurrent commit")
+        might, _ = matching(wanted, filter_json, staged, json.dumps(spec.to_json()), case_sensitive)
+        hits = pc.struct_field(wanted.column("data_file"), "file_path").to_pylist()
+        found.extend(p for p, hit in zip(hits, might, strict=True) if hit)
+    return sorted(set(found))
+
+
+def added_dvs(
+    staged: TableMetadata,
+    history: list[Snapshot],
+    row_filter: Expression,
+    case_sensitive: bool,
+    io: FileIO,
+) -> list[str]:
+    """The data files that deletion vectors added by the snapshots of ``history`` (``overwrite``,
+    ``delete`` and ``replace``) reference, among those whose rows may match ``row_filter``
+    (Java's ``validateAddedDVs``)."""
+    operations = (Operation.OVERWRITE.value, Operation.DELETE.value, Operation.REPLACE.value)
+    filter_json = json.dumps(row_filter.to_json())
+    found: list[str] = []
+    for manifest, entries in _added_entries(staged, history, operations, False, io):
+        files = entries.column("data_file")
+        is_dv = pc.equal(pc.utf8_upper(pc.struct_field(files, "file_format")), "PUFFIN")
+        dvs = entries.filter(pc.fill_null(is_dv, False))
+        if dvs.num_rows == 0:
+            continue
+        spec = spec_of(staged, int(manifest["partition_spec_id"]), "a concurrent commit")
+        might, _ = matching(dvs, filter_json, staged, json.dumps(spec.to_json()), case_sensitive)
+        targets = pc.struct_field(dvs.column("data_file"), "referenced_data_file").to_pylist()
+        found.extend(t for t, hit in zip(targets, might, strict=True) if hit and t is not None)
+    return found
 
 
 def check_no_new_data(
@@ -170,7 +228,7 @@ def check_no_new_data(
     if found:
         raise CommitValidationError(
             f"found conflicting files that can contain records matching {row_filter}: "
-            f"{_describe(found)} (added concurrently; serializable isolation)"
+            f"{describe(found)} (added concurrently; serializable isolation)"
         )
 
 
@@ -191,14 +249,14 @@ def check_no_new_deletes(
     if found:
         raise CommitValidationError(
             f"found new delete files that can apply to records matching {row_filter}: "
-            f"{_describe(sorted(set(found)))} (added concurrently)"
+            f"{describe(sorted(set(found)))} (added concurrently)"
         )
     if removed and staged.format_version >= 2:
         conflicts = _deletes_for_files(staged, history, ops, removed, io)
         if conflicts:
             raise CommitValidationError(
                 "cannot commit: found new deletes for data files this commit removes "
-                f"(added concurrently): {_describe(conflicts)}"
+                f"(added concurrently): {describe(conflicts)}"
             )
 
 

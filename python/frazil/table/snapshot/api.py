@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from frazil.errors import FrazilTypeError, InvalidUpdateError
+from frazil.errors import FrazilTypeError, InvalidUpdateError, UnsupportedOperationError
+from frazil.table._properties import DELETE_MODE, MERGE_ON_READ, row_level_mode
 from frazil.table.snapshot._files import CONTENT_DATA, latest_snapshot, manifest_rows
 from frazil.table.snapshot.append import MergeAppend
 from frazil.table.snapshot.cherry_pick import CherryPick
@@ -115,17 +116,39 @@ def delete(
     snapshot_properties: Mapping[str, str] | None = None,
     case_sensitive: bool = True,
 ) -> None:
-    """Remove the rows matching ``delete_filter`` (nothing is committed when none match)."""
+    """Remove the rows matching ``delete_filter`` (nothing is committed when none match): per
+    ``write.delete.mode``, partly matching files rewritten (copy-on-write, Java's default) or
+    their rows deleted by position (merge-on-read)."""
+    row_filter = _filter(delete_filter)
+    metadata = txn.staged_metadata
+    if row_level_mode(metadata.properties, DELETE_MODE) == MERGE_ON_READ:
+        from frazil.table.row_level.delete import merge_on_read_delete
+
+        require_row_level_deletes(metadata, DELETE_MODE)
+        merge_on_read_delete(txn, row_filter, branch, snapshot_properties, case_sensitive)
+        return
     producer = DeleteFiles(
         txn.staged_metadata,
         txn.table.io,
-        row_filter=_filter(delete_filter),
+        row_filter=row_filter,
         case_sensitive=case_sensitive,
         branch=branch,
         snapshot_properties=snapshot_properties,
     )
     if producer.adds_files or producer.deletes_files:
         _stage(txn, producer)
+
+
+def require_row_level_deletes(metadata: Any, mode_property: str) -> None:
+    """Merge-on-read writes delete files, which format version 1 has not (spec: "Version 2:
+    Row-level Deletes"): refused, as Java's commit refuses them, before anything is
+    written."""
+    if metadata.format_version < 2:
+        raise UnsupportedOperationError(
+            f"table property {mode_property}={MERGE_ON_READ} needs row-level deletes, which a "
+            f"format version 1 table cannot hold: set {mode_property}=copy-on-write, or "
+            "upgrade the table (format-version=2)"
+        )
 
 
 def dynamic_partition_overwrite(

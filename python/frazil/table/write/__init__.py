@@ -23,11 +23,25 @@ from frazil.errors import FrazilTypeError, InvalidValueError, ValidationError
 from frazil.io import FileIO
 from frazil.manifest import DataFile
 from frazil.metadata import TableMetadata
+from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
+from frazil.sorting import SortOrder
 from frazil.table import _metadata_columns as meta
 from frazil.table._properties import check_write_properties, downcast_ns
 from frazil.table.write._add_files import data_file_from_parquet
-from frazil.table.write._config import WriteConfig, default_metrics_mode, metrics_modes
+from frazil.table.write._config import (
+    MetricsMode,
+    WriteConfig,
+    default_metrics_mode,
+    metrics_modes,
+)
+from frazil.table.write._deletes import (
+    DeleteTarget,
+    delete_file_config,
+    write_deletion_vectors,
+    write_equality_deletes,
+    write_position_deletes,
+)
 from frazil.table.write._partition import Partitioner, sort_batch
 from frazil.table.write._schema import (
     Conformer,
@@ -40,12 +54,18 @@ from frazil.types import NestedField
 
 __all__ = [
     "Conformer",
+    "DeleteTarget",
     "SchemaMismatchError",
     "WrittenDataFiles",
     "check_arrow_schema",
     "data_file_from_parquet",
+    "delete_file_config",
     "write_arrow_schema",
     "write_data_files",
+    "write_deletion_vectors",
+    "write_equality_deletes",
+    "write_files",
+    "write_position_deletes",
 ]
 
 # Buffered (not yet written) Arrow bytes across all open partitions before the largest
@@ -124,9 +144,6 @@ def write_data_files(
     ``OutputFileFactory`` does (``{partition:05d}-{task}-{operation}-{count:05d}.parquet``):
     a Spark task gives its partition and attempt ids and the job's id, so that files of
     different tasks of one write never collide (default: a fresh uuid as the operation)."""
-    props = {**metadata.properties, **(properties or {})}
-    schema = metadata.schema()
-    lineage = _lineage_fields(metadata, schema) if row_lineage else ()
     if spec_id is None:
         spec = metadata.spec()
     else:
@@ -134,11 +151,52 @@ def write_data_files(
         if found is None:
             raise InvalidValueError(f"partition spec {spec_id} is not a spec of the table")
         spec = found
-    order = metadata.sort_order()
+    return write_files(
+        metadata,
+        io,
+        data,
+        schema=metadata.schema(),
+        spec=spec,
+        sorted_by=metadata.sort_order(),
+        properties=properties,
+        row_lineage=row_lineage,
+        partition_id=partition_id,
+        task_id=task_id,
+        operation_id=operation_id,
+    )
+
+
+def write_files(
+    metadata: TableMetadata,
+    io: FileIO,
+    data: Any,
+    *,
+    schema: Schema,
+    spec: PartitionSpec,
+    sorted_by: SortOrder | None,
+    properties: Mapping[str, str] | None = None,
+    modes: Mapping[int, MetricsMode] | None = None,
+    content: int = 0,
+    equality_ids: tuple[int, ...] | None = None,
+    row_lineage: bool = False,
+    partition_id: int = 0,
+    task_id: int = 0,
+    operation_id: str | None = None,
+) -> Iterator[DataFile]:
+    """:func:`write_data_files` with its choices explicit: the ``schema`` the data is
+    written with (the table's, or the key columns of equality deletes), the partition
+    ``spec``, the sort order ``sorted_by`` (None: as the data comes; the files get no sort
+    order id), the metrics ``modes`` by field id (default: the table's), and the files'
+    ``content`` (0 data, 2 equality deletes with their ``equality_ids``; delete files are
+    named ``...-deletes.parquet`` as Java names them)."""
+    props = {**metadata.properties, **(properties or {})}
+    lineage = _lineage_fields(metadata, schema) if row_lineage else ()
+    order = sorted_by if sorted_by is not None else SortOrder()
     # What frazil cannot honour (write.format.default=orc...) is refused, never ignored.
-    check_write_properties(props, schema, location=metadata.location)
+    check_write_properties(props, metadata.schema(), location=metadata.location)
     config = WriteConfig.from_properties(metadata.location, props)
-    modes = metrics_modes(schema, order, props)
+    if modes is None:
+        modes = metrics_modes(schema, order, props)
     if row_lineage:
         # Java's MetricsConfig finds no rule for these names: the default mode applies.
         lineage_mode = default_metrics_mode(schema, props)
@@ -154,9 +212,11 @@ def write_data_files(
         config,
         modes,
         spec.spec_id,
-        order.order_id,
+        order.order_id if sorted_by is not None else None,
         io,
         extra_fields=lineage,
+        content=content,
+        equality_ids=equality_ids,
     )
     namer = FileNamer(
         config.locations,
@@ -164,6 +224,7 @@ def write_data_files(
         not spec.is_unpartitioned(),
         partition_id=partition_id,
         task_id=task_id,
+        suffix="deletes" if content else None,
     )
     return _write(reader, conformer, partitioner, settings, namer, order, data)
 

@@ -28,7 +28,7 @@ from frazil.sorting import NullOrder, SortDirection, SortOrder
 from frazil.table._human import human_string
 from frazil.types import IcebergType, ListType, MapType
 
-__all__ = ["Partitioner", "gather_rows", "java_url_encode", "sort_batch"]
+__all__ = ["Partitioner", "gather_rows", "java_url_encode", "partition_path", "sort_batch"]
 
 
 def java_url_encode(text: str) -> str:
@@ -208,3 +208,24 @@ def sort_batch(batch: pa.Table, schema: Schema, order: SortOrder) -> pa.Table:
     names = [name for i in range(len(order.fields)) for name in (f"n{i}", f"v{i}")]
     indices = pc.sort_indices(pa.table(columns, names), sort_keys=sort_keys)
     return gather_rows(batch, indices)
+
+
+def _schema_with_sources(metadata: Any, spec: PartitionSpec) -> Schema:
+    """The newest schema of the table holding every source column of ``spec`` (an old spec may
+    name a column dropped since)."""
+    wanted = [f.source_id for f in spec.fields]
+    schemas: list[Schema] = [metadata.schema(), *reversed(list(metadata.schemas))]
+    for schema in schemas:
+        if all(schema.find_field(source) is not None for source in wanted):
+            return schema
+    raise InvalidValueError(
+        f"partition spec {spec.spec_id}: no schema of the table has all its source columns"
+    )
+
+
+def partition_path(metadata: Any, spec: PartitionSpec, values: Any) -> str:
+    """The ``name=value/...`` path of the partition tuple ``values`` (by partition field name,
+    as a manifest's ``partition`` struct reads) of ``spec``: where a file of that partition
+    goes (Java's ``PartitionSpec.partitionToPath``)."""
+    partitioner = Partitioner(_schema_with_sources(metadata, spec), spec)
+    return partitioner._path(tuple(values.get(f.name) for f in spec.fields))

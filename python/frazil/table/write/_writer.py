@@ -55,6 +55,8 @@ class FileNamer:
     partitioned: bool = True
     partition_id: int = 0
     task_id: int = 0
+    # Java's OutputFileFactory suffix ("deletes" for delete files).
+    suffix: str | None = None
     count: int = 0
     # Files of several partitions are opened from a thread pool.
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -63,7 +65,11 @@ class FileNamer:
         with self.lock:
             self.count += 1
             count = self.count
-        name = f"{self.partition_id:05d}-{self.task_id}-{self.operation_id}-{count:05d}.parquet"
+        suffix = "" if self.suffix is None else f"-{self.suffix}"
+        name = (
+            f"{self.partition_id:05d}-{self.task_id}-{self.operation_id}-{count:05d}"
+            f"{suffix}.parquet"
+        )
         return self.locations.new_data_location(partition_path if self.partitioned else None, name)
 
 
@@ -92,6 +98,9 @@ class FileSettings:
     # all), and the field ids that do not.
     stats_paths: list[str] | None = None
     no_stats_ids: frozenset[int] = frozenset()
+    # What the files hold: 0 data, 2 equality deletes (with the equality field ids).
+    content: int = 0
+    equality_ids: tuple[int, ...] | None = None
 
     @classmethod
     def build(
@@ -104,6 +113,8 @@ class FileSettings:
         sort_order_id: int | None,
         io: FileIO,
         extra_fields: tuple[NestedField, ...] = (),
+        content: int = 0,
+        equality_ids: tuple[int, ...] | None = None,
     ) -> FileSettings:
         columns = leaves(arrow_schema)
         types: dict[int, PrimitiveType] = {}
@@ -153,6 +164,8 @@ class FileSettings:
             bloom,
             stats_paths,
             no_stats,
+            content,
+            equality_ids,
         )
 
     def iceberg_schema_json(self) -> str:
@@ -397,7 +410,7 @@ class PartitionWriter:
                 lower.pop(field_id, None)
                 upper.pop(field_id, None)
         return DataFile(
-            content=0,
+            content=settings.content,
             file_path=open_file.location,
             file_format="PARQUET",
             partition=dict(self.partition.values),
@@ -411,7 +424,7 @@ class PartitionWriter:
             upper_bounds=upper,
             key_metadata=None,
             split_offsets=footer.split_offsets,
-            equality_ids=None,
+            equality_ids=None if settings.equality_ids is None else list(settings.equality_ids),
             sort_order_id=settings.sort_order_id,
             first_row_id=None,
             referenced_data_file=None,

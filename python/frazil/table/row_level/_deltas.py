@@ -1,0 +1,120 @@
+"""Position deletes of a merge-on-read change, written and added to its row delta (spec:
+"Position Delete Files", "Deletion Vectors" in the Puffin spec, "Row-level Deletes").
+
+On a v2 table the new positions of each data file go to position delete files
+(:func:`frazil.table.write.write_position_deletes`). On a v3 table each data file gets one
+deletion vector holding every position deleted in it: the new ones, and those its current
+deletion vector or position delete files delete (folded in); the vector it replaces, and its
+file-scoped position delete files, are removed in the same commit (spec: at most one vector per
+data file; a partition-scoped delete file may cover other files and stays: once the data file
+has a vector, such files no longer apply to it). Java's ``BaseDVFileWriter`` does the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from frazil import _native
+from frazil.io import FileIO, raw
+from frazil.metadata import TableMetadata
+from frazil.table._deletes import position_deletes
+from frazil.table.write import (
+    DeleteTarget,
+    write_deletion_vectors,
+    write_position_deletes,
+)
+
+if TYPE_CHECKING:
+    from frazil.table.snapshot.row_delta import RowDelta
+
+__all__ = ["PositionDeltas", "is_file_scoped"]
+
+POSITION_DELETES = 1
+# Spec: "Reserved Field IDs", the file_path column of position delete files.
+_FILE_PATH_ID = 2147483546
+
+
+def is_file_scoped(delete: Any) -> bool:
+    """Whether a position delete file applies to one data file only (a deletion vector, a
+    ``referenced_data_file``, or equal ``file_path`` bounds: Java's
+    ``ContentFileUtil.isFileScoped``)."""
+    if delete.content != POSITION_DELETES:
+        return False
+    if str(delete.file_format).upper() == "PUFFIN" or delete.referenced_data_file is not None:
+        return True
+    lower = (delete.lower_bounds or {}).get(_FILE_PATH_ID)
+    upper = (delete.upper_bounds or {}).get(_FILE_PATH_ID)
+    return lower is not None and lower == upper
+
+
+@dataclass
+class _Pending:
+    task: Any
+    target: DeleteTarget
+    positions: list[pa.Array] = field(default_factory=list)
+
+
+class PositionDeltas:
+    """The rows a change deletes by position, per data file, until :meth:`add_to` writes
+    them."""
+
+    def __init__(self, metadata: TableMetadata, io: FileIO) -> None:
+        self.metadata = metadata
+        self.io = io
+        self._pending: dict[str, _Pending] = {}
+        self.deleted_rows = 0
+
+    def add(self, task: Any, positions: pa.Array) -> None:
+        """Delete ``positions`` (int64, live rows of ``task``'s data file)."""
+        if len(positions) == 0:
+            return
+        path = str(task.file.file_path)
+        pending = self._pending.get(path)
+        if pending is None:
+            pending = self._pending[path] = _Pending(task, DeleteTarget.of_task(task))
+        pending.positions.append(positions)
+        self.deleted_rows += len(positions)
+
+    def __bool__(self) -> bool:
+        return bool(self._pending)
+
+    @property
+    def data_files(self) -> list[str]:
+        """The data files rows are deleted from."""
+        return list(self._pending)
+
+    def add_to(self, delta: RowDelta, operation_id: str | None = None) -> None:
+        """Writes the delete files and adds them to ``delta`` (owned by it: a failed commit
+        deletes them), with the removal of the vectors and file-scoped deletes they replace
+        and the validation that their data files still exist when it commits."""
+        if not self._pending:
+            return
+        pending = list(self._pending.values())
+        if self.metadata.format_version >= 3:
+            vectors = []
+            for item in pending:
+                index = position_deletes(item.task, raw(self.io))
+                if index is None:
+                    index = _native.PositionDeleteIndex(item.target.file_path)
+                for positions in item.positions:
+                    index.add_positions(positions)
+                vectors.append((item.target, index))
+                for delete in item.task.delete_files:
+                    if is_file_scoped(delete):
+                        delta.remove_deletes(delete)
+            written = write_deletion_vectors(
+                self.metadata, self.io, vectors, operation_id=operation_id
+            )
+        else:
+            written = write_position_deletes(
+                self.metadata,
+                self.io,
+                [(item.target, pa.concat_arrays(item.positions)) for item in pending],
+                operation_id=operation_id,
+            )
+        for spec_id, file in written:
+            delta.add_deletes(file, spec_id, owned=True)
+        delta.validate_data_files_exist(self._pending)

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
         RewriteManifestsResult,
     )
     from frazil.table.manage_snapshots import ManageSnapshots
+    from frazil.table.row_level.merge import MergeBuilder, UpsertResult
+    from frazil.table.row_level.update import UpdateResult
     from frazil.table.scan import DataScan
     from frazil.table.transaction import Transaction, UpdateProperties
     from frazil.table.update_schema import UpdateSchema
@@ -258,6 +260,88 @@ class Table:
         matches)."""
         with self.transaction() as txn:
             txn.delete(delete_filter, branch, snapshot_properties, case_sensitive)
+
+    def update(
+        self,
+        set: Mapping[str, Any],  # Spark's name, shadowing the builtin here only
+        where: Expression | str | None = None,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        case_sensitive: bool = True,
+    ) -> UpdateResult:
+        """Set columns of the rows matching ``where`` (default: every row): ``set`` maps each
+        column to a Python literal (converted to the column's type) or another column
+        (``frazil.expressions.col("other")``). Copy-on-write or merge-on-read per
+        ``write.update.mode``; one snapshot."""
+        with self.transaction() as txn:
+            result: UpdateResult = txn.update(
+                set, where, branch, snapshot_properties, case_sensitive
+            )
+        return result
+
+    def upsert(
+        self,
+        df: Any,
+        join_cols: Sequence[str] | None = None,
+        when_matched_update_all: bool = True,
+        when_not_matched_insert_all: bool = True,
+        case_sensitive: bool = True,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> UpsertResult:
+        """pyiceberg's ``upsert``: rows of ``df`` whose ``join_cols`` (default: the identifier
+        fields) match a row of the table replace it when their values differ; the others are
+        inserted; one snapshot, per ``write.merge.mode``. A key twice in ``df`` is an error."""
+        from frazil.table.row_level.merge import upsert
+
+        return upsert(
+            self,
+            df,
+            join_cols,
+            when_matched_update_all,
+            when_not_matched_insert_all,
+            case_sensitive,
+            branch,
+            snapshot_properties,
+        )
+
+    def merge(
+        self,
+        source: Any,
+        on: str | Sequence[str],
+        *,
+        case_sensitive: bool = True,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> MergeBuilder:
+        """A ``MERGE`` of ``source`` into this table on the key columns ``on``: add
+        ``when_matched_update``, ``when_matched_delete``, ``when_not_matched_insert`` and
+        ``when_not_matched_by_source_delete`` clauses, then ``execute()`` (see
+        :mod:`frazil.table.row_level.merge`)."""
+        from frazil.table.row_level.merge import MergeBuilder
+
+        return MergeBuilder(
+            self,
+            source,
+            on,
+            case_sensitive=case_sensitive,
+            branch=branch,
+            snapshot_properties=snapshot_properties,
+        )
+
+    def delete_by_key(
+        self,
+        keys: Any,
+        key_columns: Sequence[str] | str | None = None,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> None:
+        """Delete every row whose ``key_columns`` (default: the identifier fields) equal a
+        row of ``keys``, with equality delete files (see :meth:`Transaction.row_delta`)."""
+        with self.transaction() as txn:
+            txn.delete_by_key(
+                keys, key_columns, branch=branch, snapshot_properties=snapshot_properties
+            )
 
     def add_files(
         self,

@@ -286,6 +286,126 @@ class Transaction:
         api.delete(self, delete_filter, branch, snapshot_properties, case_sensitive)
         return self
 
+    def update(
+        self,
+        set: Mapping[str, Any],  # Spark's name, shadowing the builtin here only
+        where: Any = None,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        case_sensitive: bool = True,
+    ) -> Any:
+        """Set columns of the rows matching ``where`` (default: all rows): ``set`` maps a column
+        to a Python literal (converted to the column's type) or another column
+        (``frazil.expressions.col("other")``). Per ``write.update.mode``; returns an
+        :class:`~frazil.table.row_level.update.UpdateResult`."""
+        from frazil.table.row_level.update import stage_update
+
+        return stage_update(self, set, where, branch, snapshot_properties, case_sensitive)
+
+    def upsert(
+        self,
+        df: Any,
+        join_cols: Any = None,
+        when_matched_update_all: bool = True,
+        when_not_matched_insert_all: bool = True,
+        case_sensitive: bool = True,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Any:
+        """:meth:`frazil.table.Table.upsert` staged in this transaction."""
+        from frazil.table.row_level.merge import upsert
+
+        return upsert(
+            self.table,
+            df,
+            join_cols,
+            when_matched_update_all,
+            when_not_matched_insert_all,
+            case_sensitive,
+            branch,
+            snapshot_properties,
+            transaction=self,
+        )
+
+    def merge(
+        self,
+        source: Any,
+        on: Any,
+        *,
+        case_sensitive: bool = True,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Any:
+        """:meth:`frazil.table.Table.merge` staged in this transaction on ``execute()``."""
+        from frazil.table.row_level.merge import MergeBuilder
+
+        return MergeBuilder(
+            self.table,
+            source,
+            on,
+            case_sensitive=case_sensitive,
+            branch=branch,
+            snapshot_properties=snapshot_properties,
+            transaction=self,
+        )
+
+    def row_delta(
+        self,
+        add: Any = None,
+        delete_keys: Any = None,
+        key_columns: Any = None,
+        *,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        conflict_detection_filter: Any = None,
+        isolation_level: str | None = None,
+        case_sensitive: bool = True,
+    ) -> Transaction:
+        """New rows (``add``) and equality deletes of every earlier row whose key columns
+        (``key_columns``, default the identifier fields) equal a row of ``delete_keys``, in one
+        snapshot (Java's ``RowDelta``; see :mod:`frazil.table.row_level.keys`). Validated as
+        Spark validates row-level commands: no delete file that may apply to rows matching
+        ``conflict_detection_filter`` (default: all rows) added meanwhile, and under
+        ``serializable`` isolation (default: ``write.update.isolation-level``) no data file
+        that may hold such rows."""
+        from frazil.table.row_level.keys import stage_row_delta
+
+        stage_row_delta(
+            self,
+            add,
+            delete_keys,
+            key_columns,
+            branch=branch,
+            snapshot_properties=snapshot_properties,
+            conflict_detection_filter=conflict_detection_filter,
+            isolation=isolation_level,
+            case_sensitive=case_sensitive,
+        )
+        return self
+
+    def delete_by_key(
+        self,
+        keys: Any,
+        key_columns: Any = None,
+        *,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        conflict_detection_filter: Any = None,
+        isolation_level: str | None = None,
+        case_sensitive: bool = True,
+    ) -> Transaction:
+        """Equality deletes alone: :meth:`row_delta` with ``delete_keys=keys``."""
+        return self.row_delta(
+            None,
+            keys,
+            key_columns,
+            branch=branch,
+            snapshot_properties=snapshot_properties,
+            conflict_detection_filter=conflict_detection_filter,
+            isolation_level=isolation_level,
+            case_sensitive=case_sensitive,
+        )
+
     def add_files(
         self,
         file_paths: Any,

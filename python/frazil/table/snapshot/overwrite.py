@@ -59,12 +59,19 @@ class OverwriteFiles(MergingProducer):
         branch: str | None = None,
         snapshot_properties: Mapping[str, str] | None = None,
         merge: bool | None = None,
+        conflict_filter: Expression | None = None,
+        isolation_property: str | None = None,
     ) -> None:
         super().__init__(
             metadata, io, branch=branch, snapshot_properties=snapshot_properties, merge=merge
         )
         self.row_filter = row_filter
         self.case_sensitive = case_sensitive
+        # A row-level change's scan filter (Spark's conflictDetectionFilter), and the property
+        # of its isolation level (write.update / write.merge / write.delete).
+        self._explicit_conflict_filter = conflict_filter
+        if isolation_property is not None:
+            self.isolation_property = isolation_property
         if row_filter is not None:
             remove_rows(self, latest_snapshot(metadata, self.branch), row_filter, case_sensitive)
 
@@ -92,6 +99,8 @@ class OverwriteFiles(MergingProducer):
     def _conflict_filter(self) -> Expression:
         from frazil import expressions
 
+        if self._explicit_conflict_filter is not None:
+            return self._explicit_conflict_filter
         if self.row_filter is not None:
             return self.row_filter
         # Explicit files only: any concurrent change conflicts (Java: alwaysTrue).

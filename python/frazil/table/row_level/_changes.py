@@ -1,0 +1,305 @@
+"""What updates and merges share: rows read with their lineage, values assigned to columns,
+and the commit of a change in either mode (spec: "Row-level Deletes", "Row Lineage").
+
+A change is, per data file, the positions of the rows it removes (deleted, or replaced by new
+versions) and the new versions of updated rows, plus brand-new rows (a merge's inserts).
+
+- merge-on-read: the removed positions become position deletes (v2) or deletion vectors (v3)
+  and the new versions and inserts new data files, in one row delta validated as Spark's
+  ``SparkPositionDeltaWrite``: the referenced files still exist, an update or merge also
+  checks that the files it removes are live and that no conflicting delete file was added,
+  and serializable isolation that no conflicting data file was added.
+- copy-on-write: each changed file is written again, its kept rows and new versions in place
+  (their order kept), inserts in new files, in one overwrite validated as Spark's
+  ``CopyOnWriteOperation``: no conflicting delete file added, nor (serializable) data file.
+
+On a v3 table every written row carries its lineage: a kept row its ``_row_id`` and
+``_last_updated_sequence_number`` as they were (stored, or inherited from its file), an
+updated row its ``_row_id`` and a null sequence number (the commit's, inherited), an inserted
+row neither (new ids from the file's ``first_row_id``). A row whose new values equal its old
+ones is not changed at all (spec: "Row Lineage": its ``_last_updated_sequence_number`` only
+moves when the row is modified).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from frazil import _native
+from frazil.errors import FrazilTypeError, InvalidValueError, ValidationError
+from frazil.io import FileIO
+from frazil.manifest import DataFile
+from frazil.metadata import TableMetadata
+from frazil.schema import Schema
+from frazil.table import _metadata_columns as meta
+from frazil.table._literals import literal_array
+from frazil.table._properties import MERGE_ON_READ, row_level_mode
+from frazil.table._row_filter import CompiledFilter, filter_columns
+from frazil.table.row_level._deltas import PositionDeltas
+from frazil.table.snapshot._validation import SERIALIZABLE, isolation_level
+from frazil.table.write._partition import source_column
+
+if TYPE_CHECKING:
+    from frazil.expressions import Expression
+    from frazil.table.snapshot._merging import MergingProducer
+    from frazil.table.transaction import Transaction
+
+__all__ = [
+    "ChangeSet",
+    "assigned_values",
+    "filter_mask",
+    "lineage_columns",
+    "rows_changed",
+]
+
+MERGE_ISOLATION = "write.merge.isolation-level"
+
+
+def lineage_columns(metadata: TableMetadata) -> tuple[str, ...]:
+    """The row lineage metadata columns rows are read and written with (v3 tables)."""
+    return meta.ROW_LINEAGE if metadata.format_version >= 3 else ()
+
+
+def filter_mask(compiled: CompiledFilter, batch: pa.RecordBatch, schema: Schema) -> pa.Array:
+    """Which rows of ``batch`` (columns of ``schema``) the compiled filter keeps."""
+    if compiled.always is not None:
+        return pa.array([compiled.always] * batch.num_rows, pa.bool_())
+    columns = [source_column(batch, schema, c.field_id) for c in compiled.columns]
+    return compiled.evaluate(filter_columns(compiled, columns))
+
+
+def assigned_values(
+    schema: Schema,
+    column: str,
+    value: Any,
+    arrow_type: pa.DataType,
+    length: int,
+    source: pa.RecordBatch | pa.Table | None = None,
+) -> pa.Array:
+    """The values ``value`` assigns to ``column`` for ``length`` rows: a column reference
+    (``frazil.expressions.col("other")``, read from ``source``) cast to the column's type, or
+    a Python literal converted to it as a filter's literal is (``"2024-01-01"`` for a date,
+    ``5`` for a double). A value that does not fit the column is an error naming both."""
+    from frazil import expressions as ex
+    from frazil.expressions.builder import Column
+
+    if isinstance(value, Column | ex.Reference):
+        name = value.name
+        if source is None or name not in source.column_names:
+            raise ValidationError(f"cannot assign {name!r} to {column!r}: no such column")
+        values = source.column(name)
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
+        try:
+            return values if values.type == arrow_type else values.cast(arrow_type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as error:
+            raise InvalidValueError(
+                f"cannot assign column {name!r} ({values.type}) to {column!r} ({arrow_type}): "
+                f"{error}"
+            ) from None
+    if value is None:
+        return pa.nulls(length, arrow_type)
+    try:
+        bound = ex.bind(ex.EqualTo(column, value), schema)
+    except FrazilTypeError:
+        raise
+    except Exception as error:
+        raise InvalidValueError(f"cannot assign {value!r} to column {column!r}: {error}") from None
+    converted = getattr(bound, "value", None)
+    if not isinstance(bound, ex.EqualTo) or converted is None:
+        # The binder folds a value outside the column's range into a constant.
+        raise InvalidValueError(
+            f"cannot assign {value!r} to column {column!r}: it is not a value of the column's "
+            f"type ({schema.find_field(schema.find_field_id(column) or -1)})"
+        )
+    one = literal_array(converted, arrow_type)
+    return pa.repeat(one[0], length) if length != 1 else one
+
+
+def rows_changed(old: Sequence[pa.Array], new: Sequence[pa.Array]) -> pa.Array:
+    """Per row, whether any of the columns differs (nulls compared as values, NaN equal to
+    NaN, -0.0 different from 0.0), in the Rust core."""
+    if not old:
+        return pa.array([], pa.bool_())
+    result: pa.Array = _native.rows_differ(list(old), list(new))
+    return result
+
+
+def _with_lineage(rows: pa.Table, lineage: tuple[str, ...], row_ids: pa.Array | None) -> pa.Table:
+    """``rows`` (table columns only) with lineage columns: ``row_ids`` kept (None: new rows)
+    and a null sequence number (the commit's)."""
+    if not lineage:
+        return rows
+    n = rows.num_rows
+    ids = pa.nulls(n, pa.int64()) if row_ids is None else row_ids
+    rows = rows.append_column(meta.ROW_ID, ids)
+    return rows.append_column(meta.LAST_UPDATED_SEQUENCE_NUMBER, pa.nulls(n, pa.int64()))
+
+
+@dataclass
+class ChangeSet:
+    """The changes of one update or merge: :meth:`remove` rows by position, :meth:`update`
+    rows (their new versions), :meth:`rewrite` whole files (copy-on-write), :meth:`insert` new
+    rows; then :meth:`stage`."""
+
+    metadata: TableMetadata
+    io: FileIO
+    mode: str
+    deltas: PositionDeltas = field(init=False)
+    new_rows: list[pa.Table] = field(default_factory=list)
+    # Copy-on-write: (old data file path, new files) per rewritten file.
+    rewritten: list[tuple[str, list[DataFile]]] = field(default_factory=list)
+    written: list[DataFile] = field(default_factory=list)
+    removed_rows: int = 0
+
+    def __post_init__(self) -> None:
+        self.deltas = PositionDeltas(self.metadata, self.io)
+
+    @property
+    def merge_on_read(self) -> bool:
+        return self.mode == MERGE_ON_READ
+
+    @property
+    def lineage(self) -> tuple[str, ...]:
+        return lineage_columns(self.metadata)
+
+    def remove(self, task: Any, positions: pa.Array) -> None:
+        """Merge-on-read: delete these live rows of ``task``'s file."""
+        self.deltas.add(task, positions)
+        self.removed_rows += len(positions)
+
+    def insert(self, rows: pa.Table, row_ids: pa.Array | None = None) -> None:
+        """Rows to write as new data (table columns; ``row_ids``: the ids updated rows keep)."""
+        if rows.num_rows:
+            self.new_rows.append(_with_lineage(rows, self.lineage, row_ids))
+
+    def rewrite(self, task: Any, rows: Iterable[pa.Table]) -> None:
+        """Copy-on-write: ``task``'s file replaced by ``rows`` (table columns, then the lineage
+        columns as read and as :func:`_with_lineage` sets them)."""
+        from frazil.table.write import write_data_files
+
+        schema = _write_schema(self.metadata, self.lineage)
+        reader = pa.RecordBatchReader.from_batches(
+            schema, (b for t in rows for b in t.cast(schema).to_batches())
+        )
+        files = list(
+            write_data_files(self.metadata, self.io, reader, row_lineage=bool(self.lineage))
+        )
+        self.written.extend(files)
+        self.rewritten.append((str(task.file.file_path), files))
+
+    def _write_new_rows(self) -> list[DataFile]:
+        from frazil.table.write import write_data_files
+
+        if not self.new_rows:
+            return []
+        schema = _write_schema(self.metadata, self.lineage)
+        reader = pa.RecordBatchReader.from_batches(
+            schema, (b for t in self.new_rows for b in t.cast(schema).to_batches())
+        )
+        files = list(
+            write_data_files(self.metadata, self.io, reader, row_lineage=bool(self.lineage))
+        )
+        self.written.extend(files)
+        return files
+
+    def discard(self) -> None:
+        """Delete what was written (the change is not committed)."""
+        for file in self.written:
+            try:
+                self.io.delete(str(file.file_path))
+            except Exception:
+                pass
+        self.written = []
+
+    def stage(
+        self,
+        txn: Transaction,
+        *,
+        command: str,
+        conflict_filter: Expression,
+        isolation_property: str,
+        branch: str | None,
+        snapshot_properties: Mapping[str, str] | None,
+        case_sensitive: bool,
+    ) -> MergingProducer | None:
+        """Stage the change in ``txn`` as one snapshot (None: nothing changed)."""
+        from frazil.table.snapshot.overwrite import OverwriteFiles
+        from frazil.table.snapshot.row_delta import RowDelta
+
+        level = isolation_level(self.metadata.properties, isolation_property)
+        producer: MergingProducer
+        try:
+            if self.merge_on_read:
+                delta = RowDelta(
+                    self.metadata,
+                    self.io,
+                    branch=branch,
+                    snapshot_properties=snapshot_properties,
+                    case_sensitive=case_sensitive,
+                )
+                producer = delta
+                self.deltas.add_to(delta)
+                for file in self._write_new_rows():
+                    delta.add_rows(file, owned=True)
+                if not delta.changes_anything:
+                    return None
+                delta.conflict_detection_filter(conflict_filter)
+                if command in ("update", "merge"):
+                    delta.validate_deleted_files()
+                    delta.validate_no_conflicting_delete_files()
+                if level == SERIALIZABLE:
+                    delta.validate_no_conflicting_data_files()
+            else:
+                overwrite = OverwriteFiles(
+                    self.metadata,
+                    self.io,
+                    branch=branch,
+                    snapshot_properties=snapshot_properties,
+                    case_sensitive=case_sensitive,
+                    conflict_filter=conflict_filter,
+                    isolation_property=isolation_property,
+                )
+                producer = overwrite
+                for old, files in self.rewritten:
+                    overwrite.delete_file(old)
+                    for file in files:
+                        overwrite.add_file(file, owned=True)
+                for file in self._write_new_rows():
+                    overwrite.add_file(file, owned=True)
+                if not (overwrite.adds_files or overwrite.deletes_files):
+                    return None
+            txn.add_change(producer)
+        except BaseException:
+            self.discard()
+            raise
+        return producer
+
+
+def _write_schema(metadata: TableMetadata, lineage: tuple[str, ...]) -> pa.Schema:
+    """The Arrow schema rows are handed to the writer in: the table's columns as the reader
+    gives them to writers (uuids as 16 bytes), then the lineage columns."""
+    from frazil.table.read import read_task_schema
+
+    return read_task_schema(
+        metadata.schema(), metadata_columns=lineage, uuid_type="fixed_size_binary"
+    )
+
+
+def mode_of(metadata: TableMetadata, key: str) -> str:
+    """``write.update.mode`` / ``write.merge.mode`` (merge-on-read refused on v1 tables)."""
+    from frazil.table.snapshot.api import require_row_level_deletes
+
+    mode = row_level_mode(metadata.properties, key)
+    if mode == MERGE_ON_READ:
+        require_row_level_deletes(metadata, key)
+    return mode
+
+
+def batches_of(tables: Iterable[pa.Table]) -> Iterator[pa.RecordBatch]:
+    for table in tables:
+        yield from table.to_batches()

@@ -30,6 +30,7 @@ from frazil.errors import (
     CommitStateUnknownError,
     CommitValidationError,
     FrazilError,
+    InvalidValueError,
     NoSuchTableError,
     NotFoundError,
     ValidationError,
@@ -38,7 +39,12 @@ from frazil.metadata import TableMetadata
 from frazil.table._apply import apply_updates
 from frazil.table._properties import check_write_properties, int_property
 from frazil.table.requirements import TableRequirement, requirements_for, validate_requirements
-from frazil.table.updates import RemoveProperties, SetProperties, TableUpdate
+from frazil.table.updates import (
+    RemoveProperties,
+    SetProperties,
+    TableUpdate,
+    UpgradeFormatVersion,
+)
 
 if TYPE_CHECKING:
     from frazil.table._table import Table
@@ -214,6 +220,17 @@ class Transaction:
         self, properties: Mapping[str, str] | None = None, **kwargs: str
     ) -> Transaction:
         updates = {**(properties or {}), **kwargs}
+        version = updates.pop("format-version", None)
+        if version is not None:
+            # Reserved: never stored as a property. Setting it upgrades the table, as Spark's
+            # ALTER TABLE ... SET TBLPROPERTIES ('format-version'=...) does.
+            try:
+                number = int(str(version).strip())
+            except ValueError:
+                raise InvalidValueError(
+                    f"table property format-version={version!r} is not a format version"
+                ) from None
+            self.add_change(BuilderChange((UpgradeFormatVersion(number),), ()))
         if updates:
             change = SetProperties(updates)  # checks that keys and values are strings
             # A property frazil's writers cannot honour is refused when set, not at the next

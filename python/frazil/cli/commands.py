@@ -8,7 +8,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from frazil.cli import _data
+from frazil.cli import _changes, _data
 from frazil.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -337,3 +337,4 @@ def register(commands: Any) -> None:
     p.add_argument("to")
 
     _data.register(commands, add)
+    _changes.register(commands, add)

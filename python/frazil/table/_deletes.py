@@ -20,20 +20,32 @@ EQUALITY_DELETES = 2
 # Position delete file columns (spec: "Position Delete Files"; Reserved Field IDs).
 FILE_PATH_COLUMN = "file_path"
 POS_COLUMN = "pos"
+FILE_PATH_ID = 2147483546
 
 
-@shared_lru(32)
-def _positions_by_file(
+def is_file_scoped(delete: Any) -> bool:
+    """Whether a position delete file applies to one data file only (Java's
+    ``ContentFileUtil.isFileScoped``): a deletion vector or a file naming it in
+    ``referenced_data_file``, or whose ``file_path`` lower and upper bounds are equal; never
+    an equality delete file."""
+    if delete.content != POSITION_DELETES:
+        return False
+    if str(delete.file_format).upper() == "PUFFIN" or delete.referenced_data_file is not None:
+        return True
+    lower = (delete.lower_bounds or {}).get(FILE_PATH_ID)
+    upper = (delete.upper_bounds or {}).get(FILE_PATH_ID)
+    return lower is not None and lower == upper
+
+
+def read_position_delete_rows(
     location: str, raw: _native.RawFileIO, file_format: str, record_count: int
-) -> _native.PositionDeletesByFile:
-    """A position delete file's positions by data file, read once: a partition-scoped delete
-    file applies to every data file of its partition (cached for the files read next). Its
-    Parquet page CRCs are always verified and its rows checked against its footer and its
-    ``record_count`` (frazil.table._formats): a damaged delete file would bring deleted rows
-    back without any error."""
+) -> pa.Table:
+    """The ``file_path`` and ``pos`` rows of a position delete file (Parquet, ORC or Avro: Java
+    writes delete files in the table's format). Its Parquet page CRCs are always verified and
+    its rows checked against its footer and its ``record_count`` (frazil.table._formats): a
+    damaged delete file would bring deleted rows back without any error."""
     columns = [FILE_PATH_COLUMN, POS_COLUMN]
-    # Parquet, ORC or Avro (Java writes delete files in the table's format). Paths read
-    # dictionary-encoded from Parquet: a file names few data files, many times.
+    # Paths read dictionary-encoded from Parquet: a file names few data files, many times.
     with open_data_file(
         file_format,
         raw,
@@ -50,9 +62,17 @@ def _positions_by_file(
             )
         batches = list(read_whole(source, columns, whole=True))
         if batches:
-            table = pa.Table.from_batches(batches)
-        else:
-            table = pa.schema([source.schema_arrow.field(c) for c in columns]).empty_table()
+            return pa.Table.from_batches(batches)
+        return pa.schema([source.schema_arrow.field(c) for c in columns]).empty_table()
+
+
+@shared_lru(32)
+def _positions_by_file(
+    location: str, raw: _native.RawFileIO, file_format: str, record_count: int
+) -> _native.PositionDeletesByFile:
+    """A position delete file's positions by data file, read once: a partition-scoped delete
+    file applies to every data file of its partition (cached for the files read next)."""
+    table = read_position_delete_rows(location, raw, file_format, record_count)
     return _native.PositionDeletesByFile(
         table.column(FILE_PATH_COLUMN), table.column(POS_COLUMN), location
     )

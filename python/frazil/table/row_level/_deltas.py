@@ -20,7 +20,7 @@ import pyarrow as pa
 from frazil import _native
 from frazil.io import FileIO, raw
 from frazil.metadata import TableMetadata
-from frazil.table._deletes import position_deletes
+from frazil.table._deletes import is_file_scoped, position_deletes
 from frazil.table.write import (
     DeleteTarget,
     write_deletion_vectors,
@@ -30,24 +30,7 @@ from frazil.table.write import (
 if TYPE_CHECKING:
     from frazil.table.snapshot.row_delta import RowDelta
 
-__all__ = ["PositionDeltas", "is_file_scoped"]
-
-POSITION_DELETES = 1
-# Spec: "Reserved Field IDs", the file_path column of position delete files.
-_FILE_PATH_ID = 2147483546
-
-
-def is_file_scoped(delete: Any) -> bool:
-    """Whether a position delete file applies to one data file only (a deletion vector, a
-    ``referenced_data_file``, or equal ``file_path`` bounds: Java's
-    ``ContentFileUtil.isFileScoped``)."""
-    if delete.content != POSITION_DELETES:
-        return False
-    if str(delete.file_format).upper() == "PUFFIN" or delete.referenced_data_file is not None:
-        return True
-    lower = (delete.lower_bounds or {}).get(_FILE_PATH_ID)
-    upper = (delete.upper_bounds or {}).get(_FILE_PATH_ID)
-    return lower is not None and lower == upper
+__all__ = ["PositionDeltas"]
 
 
 @dataclass

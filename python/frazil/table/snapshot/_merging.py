@@ -75,6 +75,9 @@ class MergingProducer(SnapshotProducer):
         # The data sequence number of the added data files (a rewrite keeps its inputs'); None:
         # inherited from the snapshot.
         self.data_sequence_number: int | None = None
+        # The same for added delete files (a rewrite of position deletes keeps the largest of
+        # its inputs', so the new files still reach the data files the old ones did).
+        self.delete_sequence_number: int | None = None
         self._delete_paths: dict[str, DataFile | None] = {}
         self._drop_partitions: set[Hashable] = set()
         self._drop_all = False
@@ -236,7 +239,7 @@ class MergingProducer(SnapshotProducer):
                     rows.append(
                         write_entries(
                             self.new_manifest_location(),
-                            new_entries(files),
+                            new_entries(files, self.delete_sequence_number),
                             self.base,
                             spec,
                             self.snapshot_id,

@@ -239,11 +239,15 @@ def check_no_new_deletes(
     case_sensitive: bool,
     io: FileIO,
     removed: Mapping[str, tuple[PartitionSpec, DataFile]] | None = None,
+    *,
+    ignore_equality_deletes: bool = False,
 ) -> None:
     """No delete file that may apply to rows matching ``row_filter``, or to one of the
     ``removed`` data files (path: its spec and file), was added by the snapshots of
     ``history`` (Java's ``validateNoNewDeleteFiles`` / ``validateNoNewDeletesForDataFiles``):
-    removing or rewriting the data would resurrect the rows they delete."""
+    removing or rewriting the data would resurrect the rows they delete.
+    ``ignore_equality_deletes``: a rewrite whose new files keep the old data sequence number
+    stays reachable by equality deletes added since (Java ignores those then)."""
     ops = (Operation.OVERWRITE.value, Operation.DELETE.value)
     found = _conflicts(staged, history, ops, False, row_filter, case_sensitive, io)
     if found:
@@ -253,6 +257,8 @@ def check_no_new_deletes(
         )
     if removed and staged.format_version >= 2:
         conflicts = _deletes_for_files(staged, history, ops, removed, io)
+        if ignore_equality_deletes:
+            conflicts = [c for c in conflicts if not c.startswith("equality deletes ")]
         if conflicts:
             raise CommitValidationError(
                 "cannot commit: found new deletes for data files this commit removes "

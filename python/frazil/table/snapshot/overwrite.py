@@ -26,8 +26,10 @@ from frazil.table.snapshot._rewrite import remove_rows
 from frazil.table.snapshot._validation import (
     SERIALIZABLE,
     added_data_files,
+    added_dvs,
     check_no_new_data,
     check_no_new_deletes,
+    describe,
     isolation_level,
 )
 from frazil.table.snapshot.cherry_pick import REPLACE_PARTITIONS
@@ -210,21 +212,44 @@ class RewriteFiles(MergingProducer):
     def _validate(self, staged: TableMetadata, parent: Snapshot | None) -> None:
         from frazil import expressions
 
-        if not self._delete_paths:
+        if not self._delete_paths and not self.removes_deletes:
             raise InvalidUpdateError("a rewrite needs files to delete")
+        if self.adds_deletes and self._delete_paths:
+            raise InvalidUpdateError(
+                "a rewrite replaces data files or delete files, not both at once"
+            )
         removed = self.removed_data_files(staged, parent)
-        self._check_record_counts(parent, removed)
+        if self._delete_paths:
+            self._check_record_counts(parent, removed)
+        missing = self.missing_deletes(staged, parent)
+        if missing:
+            # The spec: a replace must verify that the files it deletes are still there.
+            raise CommitValidationError(
+                "cannot commit: delete files to replace are no longer in the table (removed "
+                f"by a concurrent commit?): {describe(missing)}"
+            )
         if parent is None or parent.snapshot_id == self.starting_snapshot_id:
             return
         history = self.ancestors_since_start(staged, parent)
-        check_no_new_deletes(
-            staged,
-            history,
-            expressions.AlwaysFalse(),
-            True,
-            self.io,
-            {str(f.file_path): (spec, f) for spec, f in removed},
-        )
+        if self._delete_paths:
+            check_no_new_deletes(
+                staged,
+                history,
+                expressions.AlwaysFalse(),
+                True,
+                self.io,
+                {str(f.file_path): (spec, f) for spec, f in removed},
+                ignore_equality_deletes=self.data_sequence_number is not None,
+            )
+        if self.dv_targets:
+            clash = sorted(
+                set(added_dvs(staged, history, expressions.AlwaysTrue(), True, self.io))
+                & self.dv_targets
+            )
+            if clash:
+                raise CommitValidationError(
+                    f"found a concurrently added deletion vector for {describe(clash)}"
+                )
 
     def _check_record_counts(
         self, parent: Snapshot | None, removed: list[tuple[Any, DataFile]]

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from frazil.errors import InvalidValueError, ValidationError
 from frazil.partitioning import PartitionSpec
+from frazil.table._deletes import is_file_scoped
 from frazil.table.maintenance.rewrite_plan._common import (
     FileGroupInfo,
     RewritePlan,
@@ -77,19 +78,6 @@ class ScanTaskLike(Protocol):
     def file(self) -> ContentFileLike: ...
     @property
     def delete_files(self) -> Sequence[DeleteFileLike]: ...
-
-
-def is_file_scoped(delete: DeleteFileLike) -> bool:
-    """Java's ``ContentFileUtil.isFileScoped``: a position delete file (or deletion vector)
-    naming its data file in ``referenced_data_file``, or whose ``file_path`` lower and upper
-    bounds are equal; never an equality delete file."""
-    if delete.content == EQUALITY_DELETES:
-        return False
-    if delete.referenced_data_file is not None:
-        return True
-    lower = (delete.lower_bounds or {}).get(DELETE_FILE_PATH_ID)
-    upper = (delete.upper_bounds or {}).get(DELETE_FILE_PATH_ID)
-    return lower is not None and upper is not None and lower == upper
 
 
 def _is_dv(delete: DeleteFileLike) -> bool:

@@ -16,24 +16,14 @@
 //! Key columns must have exactly the set's types: the reader projects data
 //! and delete files to the table schema before joining.
 
-use std::sync::Arc;
-
-use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    ArrowPrimitiveType, Date32Type, Date64Type, DurationMicrosecondType, DurationMillisecondType,
-    DurationNanosecondType, DurationSecondType, Float32Type, Float64Type, Int16Type, Int32Type,
-    Int64Type, Int8Type, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
-    Time64NanosecondType, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
-};
-use arrow_array::{Array, ArrayRef, BooleanArray, Float32Array, Float64Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch};
 use arrow_buffer::BooleanBuffer;
 use arrow_row::{RowConverter, Rows, SortField};
-use arrow_schema::{DataType, SchemaRef, TimeUnit};
+use arrow_schema::SchemaRef;
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashSet};
-use std::hash::BuildHasher;
+use rustc_hash::FxHashSet;
 
+use super::keys::{canonical_floats, hash_bytes, is_word, with_words, FloatKeys};
 use crate::error::{Error, Result};
 
 /// The delete keys of one set of equality field ids.
@@ -73,83 +63,6 @@ impl RowKeys {
             .convert_columns(columns)
             .map_err(|e| Error::InvalidData(format!("{source}: cannot encode equality keys: {e}")))
     }
-}
-
-/// Whether a column type is held as a machine word.
-fn is_word(data_type: &DataType) -> bool {
-    use DataType::*;
-    matches!(
-        data_type,
-        Int8 | Int16
-            | Int32
-            | Int64
-            | UInt8
-            | UInt16
-            | UInt32
-            | UInt64
-            | Float32
-            | Float64
-            | Date32
-            | Date64
-            | Time32(_)
-            | Time64(_)
-            | Timestamp(_, _)
-            | Duration(_)
-    )
-}
-
-/// Calls `$body` with `$array` as the primitive array of `$column`'s type and
-/// `$word` a function from its native value to the key word.
-macro_rules! with_words {
-    ($column:expr, |$array:ident, $word:ident| $body:expr) => {{
-        use DataType as D;
-        macro_rules! as_int {
-            ($t:ty) => {{
-                let $array = $column.as_primitive::<$t>();
-                let $word = |v: <$t as ArrowPrimitiveType>::Native| v as u64;
-                $body
-            }};
-        }
-        match $column.data_type() {
-            D::Int8 => as_int!(Int8Type),
-            D::Int16 => as_int!(Int16Type),
-            D::Int32 => as_int!(Int32Type),
-            D::Int64 => as_int!(Int64Type),
-            D::UInt8 => as_int!(UInt8Type),
-            D::UInt16 => as_int!(UInt16Type),
-            D::UInt32 => as_int!(UInt32Type),
-            D::UInt64 => as_int!(UInt64Type),
-            D::Date32 => as_int!(Date32Type),
-            D::Date64 => as_int!(Date64Type),
-            D::Time32(TimeUnit::Second) => as_int!(Time32SecondType),
-            D::Time32(_) => as_int!(Time32MillisecondType),
-            D::Time64(TimeUnit::Nanosecond) => as_int!(Time64NanosecondType),
-            D::Time64(_) => as_int!(Time64MicrosecondType),
-            D::Timestamp(TimeUnit::Second, _) => as_int!(TimestampSecondType),
-            D::Timestamp(TimeUnit::Millisecond, _) => as_int!(TimestampMillisecondType),
-            D::Timestamp(TimeUnit::Microsecond, _) => as_int!(TimestampMicrosecondType),
-            D::Timestamp(TimeUnit::Nanosecond, _) => as_int!(TimestampNanosecondType),
-            D::Duration(TimeUnit::Second) => as_int!(DurationSecondType),
-            D::Duration(TimeUnit::Millisecond) => as_int!(DurationMillisecondType),
-            D::Duration(TimeUnit::Microsecond) => as_int!(DurationMicrosecondType),
-            D::Duration(TimeUnit::Nanosecond) => as_int!(DurationNanosecondType),
-            D::Float32 => {
-                let $array = $column.as_primitive::<Float32Type>();
-                let $word = |v: f32| if v.is_nan() { f32::NAN } else { v }.to_bits() as u64;
-                $body
-            }
-            D::Float64 => {
-                let $array = $column.as_primitive::<Float64Type>();
-                let $word = |v: f64| if v.is_nan() { f64::NAN } else { v }.to_bits();
-                $body
-            }
-            other => unreachable!("{other} is not held as a word (is_word)"),
-        }
-    }};
-}
-
-fn hash_bytes(bytes: &[u8]) -> u64 {
-    FxBuildHasher.hash_one(bytes)
 }
 
 fn key_bytes<'a>(data: &'a [u8], ends: &[usize], key: u32) -> &'a [u8] {
@@ -216,7 +129,7 @@ impl EqualityDeleteSet {
         match &mut self.keys {
             Keys::Words { values, null } => {
                 let column = &columns[0];
-                with_words!(column, |array, word| {
+                with_words!(column, FloatKeys::Total, |array, word| {
                     values.reserve(array.len() - array.null_count());
                     for value in array.iter() {
                         match value {
@@ -265,7 +178,7 @@ impl EqualityDeleteSet {
         let mask = match &self.keys {
             Keys::Words { values, null } => {
                 let column = &columns[0];
-                with_words!(column, |array, word| {
+                with_words!(column, FloatKeys::Total, |array, word| {
                     let raw = array.values();
                     match array.nulls() {
                         None => BooleanBuffer::collect_bool(raw.len(), |i| {
@@ -354,7 +267,7 @@ impl EqualityDeleteSet {
                 // Words canonicalise NaNs themselves; encoded rows need it done first.
                 Ok(match self.keys {
                     Keys::Words { .. } => column.clone(),
-                    Keys::Rows(_) => canonical_nans(column),
+                    Keys::Rows(_) => canonical_floats(column, FloatKeys::Total),
                 })
             })
             .collect()
@@ -363,30 +276,6 @@ impl EqualityDeleteSet {
 
 fn column_names(schema: &SchemaRef) -> Vec<&str> {
     schema.fields().iter().map(|f| f.name().as_str()).collect()
-}
-
-/// Float columns with every NaN replaced by the canonical NaN, so that NaN
-/// payloads do not make equal keys differ (Java: `floatToIntBits`).
-fn canonical_nans(column: &ArrayRef) -> ArrayRef {
-    match column.data_type() {
-        DataType::Float32 => {
-            let values = column.as_primitive::<Float32Type>();
-            if !values.values().iter().any(|v| v.is_nan()) {
-                return column.clone();
-            }
-            let fixed: Float32Array = values.unary(|v| if v.is_nan() { f32::NAN } else { v });
-            Arc::new(fixed)
-        }
-        DataType::Float64 => {
-            let values = column.as_primitive::<Float64Type>();
-            if !values.values().iter().any(|v| v.is_nan()) {
-                return column.clone();
-            }
-            let fixed: Float64Array = values.unary(|v| if v.is_nan() { f64::NAN } else { v });
-            Arc::new(fixed)
-        }
-        _ => column.clone(),
-    }
 }
 
 /// NOT of a mask without nulls (the deleted mask never holds one).

@@ -6,6 +6,8 @@
 
 pub mod datum;
 pub mod equality_deletes;
+pub mod key_join;
+pub(crate) mod keys;
 pub mod position_deletes;
 pub mod schema;
 

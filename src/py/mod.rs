@@ -16,6 +16,7 @@ mod expressions;
 mod expressions_test_hooks;
 mod file_match;
 mod io;
+mod key_join;
 mod manifest;
 mod read;
 mod scan;
@@ -43,6 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     io::register(m)?;
     deletes::register(m)?;
     equality_deletes::register(m)?;
+    key_join::register(m)?;
     manifest::register(m)?;
     scan::register(m)?;
     scan_table::register(m)?;

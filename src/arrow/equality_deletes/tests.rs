@@ -1,3 +1,4 @@
+use arrow_array::cast::AsArray;
 use std::collections::HashSet;
 use std::sync::Arc;
 

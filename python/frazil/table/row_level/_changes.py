@@ -69,7 +69,9 @@ def filter_mask(compiled: CompiledFilter, batch: pa.RecordBatch, schema: Schema)
     if compiled.always is not None:
         return pa.array([compiled.always] * batch.num_rows, pa.bool_())
     columns = [source_column(batch, schema, c.field_id) for c in compiled.columns]
-    return compiled.evaluate(filter_columns(compiled, columns))
+    columns = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns]
+    mask = compiled.evaluate(filter_columns(compiled, columns))
+    return mask.combine_chunks() if isinstance(mask, pa.ChunkedArray) else mask
 
 
 def assigned_values(

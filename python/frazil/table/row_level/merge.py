@@ -601,6 +601,8 @@ def _scatter(values: pa.Array, positions: pa.Array, new: pa.Array) -> pa.Array:
     index[positions.to_numpy(zero_copy_only=False)] = n + np.arange(len(new), dtype=np.int64)
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    if isinstance(new, pa.ChunkedArray):
+        new = new.combine_chunks()
     both = pa.concat_arrays([values, new.cast(values.type)])
     return both.take(pa.array(index))
 

@@ -133,6 +133,52 @@ def _upsert(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+def _options(items: list[str] | None) -> dict[str, str]:
+    from frazil.cli.commands import pairs
+
+    return pairs(items, "--option")
+
+
+def _rewrite_data_files(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
+    table = catalog.load_table(args.table)
+    result = table.maintenance.rewrite_data_files(
+        args.strategy,
+        _options(args.option),
+        args.filter,
+        sort_order=args.sort_order,
+        progress=False if out.as_json else None,
+    )
+    out.value(
+        {
+            "rewritten-data-files-count": result.rewritten_data_files_count,
+            "added-data-files-count": result.added_data_files_count,
+            "rewritten-bytes-count": result.rewritten_bytes_count,
+            "failed-data-files-count": result.failed_data_files_count,
+            "removed-delete-files-count": result.removed_delete_files_count,
+            "groups": len(result.rewrite_results),
+            "failed-groups": len(result.rewrite_failures),
+        }
+    )
+    return 0
+
+
+def _rewrite_position_deletes(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
+    table = catalog.load_table(args.table)
+    result = table.maintenance.rewrite_position_delete_files(
+        _options(args.option), args.filter, progress=False if out.as_json else None
+    )
+    out.value(
+        {
+            "rewritten-delete-files-count": result.rewritten_delete_files_count,
+            "added-delete-files-count": result.added_delete_files_count,
+            "rewritten-bytes-count": result.rewritten_bytes_count,
+            "added-bytes-count": result.added_bytes_count,
+            "groups": len(result.rewrite_results),
+        }
+    )
+    return 0
+
+
 def register(commands: Any, add: Any) -> None:
     """Add the row-level commands; ``add(parent, name, handler, help)`` makes a parser."""
     p = add(commands, "delete", _delete, "delete the rows matching a filter (write.delete.mode)")
@@ -152,3 +198,28 @@ def register(commands: Any, add: Any) -> None:
     p.add_argument("--on", help="comma-separated join columns (default: the identifier fields)")
     p.add_argument("--no-update", action="store_true", help="insert new keys only")
     p.add_argument("--no-insert", action="store_true", help="update matching keys only")
+    p = add(
+        commands,
+        "rewrite-data-files",
+        _rewrite_data_files,
+        "compact data files, deletes applied (Java's rewrite_data_files)",
+    )
+    p.add_argument("table")
+    p.add_argument("--strategy", choices=("binpack", "sort"), default="binpack")
+    p.add_argument(
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a Java option, e.g. target-file-size-bytes=134217728 or min-input-files=2",
+    )
+    p.add_argument("--filter", help="rewrite only files that may hold rows matching it")
+    p.add_argument("--sort-order", help='sort strategy: e.g. "id DESC NULLS LAST, ts"')
+    p = add(
+        commands,
+        "rewrite-position-deletes",
+        _rewrite_position_deletes,
+        "compact position deletes, dropping dangling ones (v3: into deletion vectors)",
+    )
+    p.add_argument("table")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="a Java option")
+    p.add_argument("--filter", help="rewrite only deletes of partitions this may match")

@@ -134,6 +134,10 @@ def test_every_command_prints_strict_kebab_case_json(
     first_at = dt.datetime.fromtimestamp(first.timestamp_ms / 1000, dt.timezone.utc).isoformat()
     schema_file = tmp_path / "schema.json"
     schema_file.write_text(json.dumps(table.schema().to_json()))
+    upsert_file = tmp_path / "upsert.parquet"
+    import pyarrow.parquet as pq
+
+    pq.write_table(table.scan(row_filter="id = 1", limit=1).to_arrow(), upsert_file)
     cases: dict[str, list[list[str]]] = {
         "demo": [["demo"]],
         "quickstart": [["quickstart", "--rows", "300", "--namespace", "qs"]],
@@ -165,6 +169,23 @@ def test_every_command_prints_strict_kebab_case_json(
         "expire-snapshots": [["expire-snapshots", "db.t", "--dry-run"]],
         "remove-orphans": [["remove-orphans", "db.t", "--dry-run"]],
         "rewrite-manifests": [["rewrite-manifests", "db.t"]],
+        "delete": [
+            ["delete", "db.t", "--filter", "id = 3"],
+            ["delete", "db.t", "--filter", "id < 0"],
+        ],
+        "upsert": [["upsert", "db.t", "--data", str(upsert_file), "--on", "id"]],
+        "rewrite-data-files": [
+            [
+                "rewrite-data-files",
+                "db.t",
+                "--option",
+                "min-input-files=1",
+                "--option",
+                "rewrite-all=true",
+            ],
+            ["rewrite-data-files", "db.t", "--strategy", "sort"],
+        ],
+        "rewrite-position-deletes": [["rewrite-position-deletes", "db.t"]],
     }
     assert set(cases) == _commands(_parser()), "every command needs a --json case here"
     outputs: dict[str, list[Any]] = {}
@@ -194,6 +215,11 @@ def test_every_command_prints_strict_kebab_case_json(
     assert isinstance(snapshots[0]["timestamp-ms"], int)
     history = outputs["table history"][0]
     assert all(isinstance(h["timestamp-ms"], int) for h in history)
+    deleted, nothing = outputs["delete"]
+    assert isinstance(deleted["snapshot-id"], int) and nothing["snapshot-id"] is None
+    assert outputs["upsert"][0]["rows-updated"] == 0  # the same values: nothing to update
+    compacted = outputs["rewrite-data-files"][0]
+    assert compacted["rewritten-data-files-count"] > 0
     files = outputs["table files"][0]
     assert {f["content"] for f in files} <= {"data", "position-deletes", "equality-deletes"}
     assert all(isinstance(f["record-count"], int) for f in files)

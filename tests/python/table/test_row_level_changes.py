@@ -135,7 +135,9 @@ def test_v3_row_lineage_through_an_update(catalog: SqlCatalog, mode: str) -> Non
             assert row["_last_updated_sequence_number"] == sequence
         else:
             # Unchanged rows keep theirs, also those copy-on-write moved to a new file.
-            assert row["_last_updated_sequence_number"] == before[i]["_last_updated_sequence_number"]
+            assert (
+                row["_last_updated_sequence_number"] == before[i]["_last_updated_sequence_number"]
+            )
 
 
 def test_update_refuses_bad_assignments_with_nothing_committed(catalog: SqlCatalog) -> None:
@@ -204,12 +206,15 @@ def test_upsert_without_updates_or_inserts(catalog: SqlCatalog) -> None:
     assert (result.rows_updated, result.rows_inserted) == (1, 0)
     assert _state(table)[1] == ("a", 7.0, 1)
     with pytest.raises(ValidationError, match="nothing to do"):
-        table.upsert(source, ["id"], when_matched_update_all=False, when_not_matched_insert_all=False)
+        table.upsert(
+            source, ["id"], when_matched_update_all=False, when_not_matched_insert_all=False
+        )
 
 
 def test_upsert_keys_of_another_type_are_cast_and_null_keys_inserted(catalog: SqlCatalog) -> None:
     table = catalog.create_table(
-        "db.k", pa.schema([pa.field("id", pa.int64()), pa.field("s", pa.string())]),
+        "db.k",
+        pa.schema([pa.field("id", pa.int64()), pa.field("s", pa.string())]),
         properties={"format-version": "2", "write.merge.mode": "merge-on-read"},
     )
     table.append(pa.table({"id": pa.array([1, 2], pa.int64()), "s": ["x", "y"]}))

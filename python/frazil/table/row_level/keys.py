@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from frazil.errors import FrazilTypeError, ValidationError
+from frazil.errors import FrazilTypeError, InvalidUpdateError, ValidationError
 from frazil.partitioning import PartitionSpec
 from frazil.schema import Schema
 from frazil.table.snapshot._validation import SERIALIZABLE, SNAPSHOT, isolation_level
@@ -97,7 +97,7 @@ def _equality_spec(txn: Transaction, field_ids: Sequence[int]) -> int:
     for existing in txn.staged_metadata.partition_specs:
         if not existing.fields:
             return existing.spec_id
-    raise AssertionError("the unpartitioned spec was just added")
+    raise InvalidUpdateError("the table has no unpartitioned spec after adding one")
 
 
 def _table(data: Any, what: str) -> pa.Table:

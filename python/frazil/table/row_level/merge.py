@@ -263,7 +263,10 @@ class _Merge:
                 _cast(source.column(source_name), self.arrow.field(target_name).type, source_name)
             )
         self.key_arrays = key_columns
-        self.index = _native.KeyIndex(key_columns, "the merge source")
+        # Named, so that a duplicate key is reported with its column names.
+        self.index = _native.KeyIndex(
+            pa.record_batch(key_columns, names=self.keys), "the merge source"
+        )
 
     def _name_of(self, field_id: int) -> str:
         found = self.schema.find_field(field_id)

@@ -318,10 +318,16 @@ class _Merge:
         fields = [f for f in spec.fields if f.source_id in key_ids and f.transform != "void"]
         if not fields:
             return None
+        from frazil.manifest import manifest_entry_schema
+
+        # The values as a manifest's partition tuples read (a day is a date, not a number).
+        entry = manifest_entry_schema(spec.to_json(), self.schema.to_json())
+        partition_type = entry.field("data_file").type.field("partition").type
         columns = []
         for f in fields:
             values = self.key_arrays[self.keys.index(self._name_of(f.source_id))]
-            columns.append(transforms.apply(f.transform, values).to_pylist())
+            target = partition_type.field(f.name).type
+            columns.append(transforms.apply(f.transform, values).cast(target).to_pylist())
         return (spec.spec_id, [f.name for f in fields]), set(zip(*columns, strict=True))
 
     def _candidates(self) -> tuple[list[Any], ex.Expression]:

@@ -40,6 +40,9 @@ from frazil.table.row_level._changes import (
     mode_of,
     rows_changed,
 )
+from frazil.table.row_level._changes import (
+    type_kind as _kind,
+)
 from frazil.table.row_level._touched import in_parallel, read_rows, touched_files
 from frazil.table.snapshot._files import latest_snapshot
 from frazil.types import NestedField, StructType
@@ -659,6 +662,12 @@ def _cast(values: Any, arrow_type: pa.DataType, name: str) -> pa.Array:
         values = values.cast(values.type.value_type)
     if values.type == target:
         return values
+    if _kind(values.type) != _kind(target):
+        # A key of another kind (a string for a number) is a mistake, not a cast.
+        raise ValidationError(
+            f"merge: source column {name!r} is {values.type}, the table's key column is "
+            f"{target}: give the source the table's type"
+        )
     try:
         return values.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as error:

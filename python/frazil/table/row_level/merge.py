@@ -40,6 +40,9 @@ from frazil.table.row_level._changes import (
     mode_of,
     rows_changed,
 )
+from frazil.table.row_level._changes import (
+    type_kind as _kind,
+)
 from frazil.table.row_level._touched import in_parallel, read_rows, touched_files
 from frazil.table.snapshot._files import latest_snapshot
 from frazil.types import NestedField, StructType
@@ -318,10 +321,16 @@ class _Merge:
         fields = [f for f in spec.fields if f.source_id in key_ids and f.transform != "void"]
         if not fields:
             return None
+        from frazil.manifest import manifest_entry_schema
+
+        # The values as a manifest's partition tuples read (a day is a date, not a number).
+        entry = manifest_entry_schema(spec.to_json(), self.schema.to_json())
+        partition_type = entry.field("data_file").type.field("partition").type
         columns = []
         for f in fields:
             values = self.key_arrays[self.keys.index(self._name_of(f.source_id))]
-            columns.append(transforms.apply(f.transform, values).to_pylist())
+            target = partition_type.field(f.name).type
+            columns.append(transforms.apply(f.transform, values).cast(target).to_pylist())
         return (spec.spec_id, [f.name for f in fields]), set(zip(*columns, strict=True))
 
     def _candidates(self) -> tuple[list[Any], ex.Expression]:
@@ -653,6 +662,12 @@ def _cast(values: Any, arrow_type: pa.DataType, name: str) -> pa.Array:
         values = values.cast(values.type.value_type)
     if values.type == target:
         return values
+    if _kind(values.type) != _kind(target):
+        # A key of another kind (a string for a number) is a mistake, not a cast.
+        raise ValidationError(
+            f"merge: source column {name!r} is {values.type}, the table's key column is "
+            f"{target}: give the source the table's type"
+        )
     try:
         return values.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as error:

@@ -494,20 +494,16 @@ CASES: list[Case] = [
     ),
     # A copy-on-write delete rewrites file 1..3; a concurrent merge-on-read update deletes a
     # row of file 4..6 (same partition): a delete file its filter may touch, applying to
-    # none of the files it rewrites.
+    # none of the files it rewrites. Spark's CopyOnWriteOperation removes files by name and
+    # checks only deletes for them: both commit.
     Case(
         "cow_delete_vs_mor_update_of_another_file",
         commits(update(eq("id", 5), "u")),
         b_delete(eq("id", 2)),
-        FAILS,
-        _without(5, extra="5=u"),
+        COMMITS,
+        _without(2, 5, extra="5=u"),
         {**COW, "write.update.mode": "merge-on-read"},
         (2, 3),
-        java=COMMITS,
-        java_rows=_without(2, 5, extra="5=u"),
-        why="frazil's copy-on-write also refuses any new delete file its filter may touch "
-        "(Java's check for an overwrite by row filter); Spark's CopyOnWriteOperation removes "
-        "files explicitly and checks only deletes for them (reported)",
     ),
 ]
 

@@ -144,6 +144,15 @@ def type_kind(arrow_type: pa.DataType) -> str:
     ):
         if test(t):
             return name
+    # Nested types by the kinds of their members: Arrow's field names of list elements and map
+    # entries ("item", "element", "entries") are not part of the Iceberg type.
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return f"list<{type_kind(_storage(t.value_type))}>"
+    if pa.types.is_map(t):
+        return f"map<{type_kind(_storage(t.key_type))}, {type_kind(_storage(t.item_type))}>"
+    if pa.types.is_struct(t):
+        members = ", ".join(f"{f.name}: {type_kind(_storage(f.type))}" for f in t)
+        return f"struct<{members}>"
     return str(t)
 
 

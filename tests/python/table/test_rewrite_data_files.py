@@ -212,3 +212,29 @@ def test_dangling_deletes_follow_the_spec_for_global_equality_deletes(
     assert any(d.content == 2 for d in _deletes(table))
     assert table.maintenance.remove_dangling_deletes() == []
     assert 5 not in _ids(table) and 6 not in _ids(table)
+
+
+def test_deletes_of_the_compacted_snapshot_are_dangling_only_where_they_name_no_file(
+    catalog: SqlCatalog,
+) -> None:
+    # The rewritten files keep the starting snapshot's data sequence number, the sequence number
+    # of the last delete: by sequence numbers alone it still applies to them. It names only the
+    # files rewritten, so it is dangling; one naming a file left alone (another partition's
+    # compaction) is not.
+    table = _table(catalog, appends=3)
+    table.delete("id IN (1, 3, 101, 2, 102)")  # a file of each partition, several data files
+    kept = {d.file_path for d in _deletes(table)}
+    assert len(kept) == 2 and all(d.referenced_data_file is None for d in _deletes(table))
+    expected = _ids(table)
+    table.maintenance.rewrite_data_files(
+        options={"rewrite-all": True, "remove-dangling-deletes": True}, filter="cat = 'a'"
+    )
+    assert _ids(table) == expected
+    left = {d.file_path for d in _deletes(table)}
+    assert len(left) == 1 and left < kept  # partition b's, naming its live files
+    assert all(t.file.partition["cat"] == "b" for t in table.scan().plan_files() if t.delete_files)
+    table.maintenance.rewrite_data_files(
+        options={"rewrite-all": True, "remove-dangling-deletes": True}
+    )
+    assert _ids(table) == expected
+    assert not _deletes(table)

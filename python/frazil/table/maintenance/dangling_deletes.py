@@ -4,8 +4,10 @@
 A delete file is dangling when no live data file it could apply to remains:
 
 - a deletion vector, or a file-scoped position delete file, whose data file is gone;
-- a position delete file older than every live data file of its partition (spec and tuple),
-  whose data sequence numbers it must reach (delete >= data), or with none left there;
+- a position delete file with no live data file of its partition (spec and tuple) that it
+  can reach: one not newer than it (data <= delete) whose path lies within its ``file_path``
+  bounds (a compaction that keeps its rewrite's data sequence number leaves old deletes at the
+  new files' number, naming only the files rewritten);
 - an equality delete file not newer than every live data file it could apply to (delete >
   data): those of its partition, or every live data file for a global one (an unpartitioned
   spec). Java 1.10.2 compares a global equality delete with the data files of its own
@@ -20,10 +22,12 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
+from frazil.io import FileIO, raw
 from frazil.manifest import DataFile
-from frazil.table._deletes import is_file_scoped
+from frazil.table._deletes import FILE_PATH_COLUMN, is_file_scoped, read_position_delete_rows
 from frazil.table.snapshot._files import (
     CONTENT_DATA,
     entry_files,
@@ -39,6 +43,9 @@ if TYPE_CHECKING:
 __all__ = ["dangling_delete_files", "remove_dangling_deletes"]
 
 POSITION_DELETES = 1
+# The reserved field id of a position delete file's file_path column (spec "Position Delete
+# Files").
+FILE_PATH_ID = 2147483546
 EQUALITY_DELETES = 2
 
 
@@ -49,6 +56,8 @@ def dangling_delete_files(table: Table) -> list[tuple[int, DataFile]]:
     if snapshot is None:
         return []
     live_paths: set[str] = set()
+    # Per partition, its live data files' paths and data sequence numbers.
+    live_by_partition: dict[Hashable, list[tuple[str, int]]] = {}
     minimum: dict[Hashable, int] = {}
     overall: int | None = None
     deletes: list[tuple[int, DataFile, int]] = []
@@ -64,6 +73,7 @@ def dangling_delete_files(table: Table) -> list[tuple[int, DataFile]]:
             for file, sequence in zip(files, sequences, strict=True):
                 key = partition_key(spec_id, file.partition)
                 minimum[key] = min(minimum.get(key, sequence), sequence)
+                live_by_partition.setdefault(key, []).append((file.file_path, sequence))
                 overall = sequence if overall is None else min(overall, sequence)
             continue
         deletes.extend(
@@ -78,8 +88,15 @@ def dangling_delete_files(table: Table) -> list[tuple[int, DataFile]]:
                 if target not in live_paths:
                     out.append((spec_id, file))
                     continue
-            floor = minimum.get(partition_key(spec_id, file.partition))
-            if floor is None or sequence < floor:
+            candidates = {
+                path
+                for path, data_sequence in live_by_partition.get(
+                    partition_key(spec_id, file.partition), []
+                )
+                if data_sequence <= sequence and _within_path_bounds(file, path)
+            }
+            # Bounds only narrow it: the paths the file names decide.
+            if not candidates or not candidates & _named_paths(io, file):
                 out.append((spec_id, file))
         elif file.content == EQUALITY_DELETES:
             if spec is not None and spec.is_unpartitioned():
@@ -91,8 +108,31 @@ def dangling_delete_files(table: Table) -> list[tuple[int, DataFile]]:
     return out
 
 
+def _named_paths(io: FileIO, file: DataFile) -> set[str]:
+    """The data file paths a position delete file names."""
+    rows = read_position_delete_rows(
+        file.file_path, raw(io), str(file.file_format).upper(), file.record_count
+    )
+    paths = rows.column(FILE_PATH_COLUMN)
+    if pa.types.is_dictionary(paths.type):
+        paths = paths.cast(pa.string())
+    return {str(p) for p in pc.unique(paths).to_pylist()}
+
+
+def _within_path_bounds(file: DataFile, path: str) -> bool:
+    """Whether ``path`` lies within the delete file's ``file_path`` bounds (UTF-8 bytes order,
+    spec "Appendix D"); without bounds any path may."""
+    encoded = path.encode("utf-8")
+    lower = (file.lower_bounds or {}).get(FILE_PATH_ID)
+    upper = (file.upper_bounds or {}).get(FILE_PATH_ID)
+    if lower is not None and encoded < lower:
+        return False
+    # An upper bound may be truncated: a path it is a prefix of is within it.
+    return upper is None or encoded <= upper or encoded.startswith(upper)
+
+
 def _path_bound(file: DataFile) -> str | None:
-    lower = (file.lower_bounds or {}).get(2147483546)
+    lower = (file.lower_bounds or {}).get(FILE_PATH_ID)
     return None if lower is None else lower.decode("utf-8", "replace")
 
 

@@ -73,7 +73,7 @@ def dangling_delete_files(table: Table) -> list[tuple[int, DataFile]]:
             for file, sequence in zip(files, sequences, strict=True):
                 key = partition_key(spec_id, file.partition)
                 minimum[key] = min(minimum.get(key, sequence), sequence)
-                live_by_partition.setdefault(key, []).append((file.file_path, sequence))
+                live_by_partition.setdefault(key, []).append((str(file.file_path), sequence))
                 overall = sequence if overall is None else min(overall, sequence)
             continue
         deletes.extend(
@@ -111,7 +111,7 @@ def dangling_delete_files(table: Table) -> list[tuple[int, DataFile]]:
 def _named_paths(io: FileIO, file: DataFile) -> set[str]:
     """The data file paths a position delete file names."""
     rows = read_position_delete_rows(
-        file.file_path, raw(io), str(file.file_format).upper(), file.record_count
+        str(file.file_path), raw(io), str(file.file_format).upper(), int(file.record_count or 0)
     )
     paths = rows.column(FILE_PATH_COLUMN)
     if pa.types.is_dictionary(paths.type):

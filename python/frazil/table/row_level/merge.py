@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
@@ -41,7 +41,14 @@ if TYPE_CHECKING:
     from frazil.table._table import Table
     from frazil.table.transaction import Transaction
 
-__all__ = ["SOURCE", "TARGET", "MergeBuilder", "MergeResult", "UpsertResult"]
+__all__ = [
+    "SOURCE",
+    "TARGET",
+    "MergeBuilder",
+    "MergeClauseBuilder",
+    "MergeResult",
+    "UpsertResult",
+]
 
 MERGE_MODE = "write.merge.mode"
 
@@ -87,7 +94,75 @@ def _source_table(data: Any) -> pa.Table:
     )
 
 
-class MergeBuilder:
+B = TypeVar("B", bound="MergeClauseBuilder")
+
+
+class MergeClauseBuilder:
+    """The clauses of a ``MERGE``, for an engine that runs them (:class:`MergeBuilder` here,
+    :class:`frazil.spark.merging.SparkMergeBuilder` on Spark). Clauses of a kind are tried in
+    the order given; the first whose condition holds handles the row."""
+
+    def __init__(
+        self,
+        on: str | Sequence[str],
+        *,
+        case_sensitive: bool = True,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> None:
+        self._on = [on] if isinstance(on, str) else list(on)
+        if not self._on or not all(isinstance(n, str) for n in self._on):
+            raise ValidationError("merge: on= needs one or more column names")
+        self._case_sensitive = case_sensitive
+        self._branch = branch
+        self._snapshot_properties = snapshot_properties
+        self._clauses: list[Clause] = []
+        self._done = False
+
+    def _add(self: B, kind: str, condition: Any, assignments: Mapping[str, Any] | None) -> B:
+        if self._done:
+            raise ValidationError("this merge was already executed")
+        self._clauses.append(Clause.of(kind, condition, assignments))
+        return self
+
+    def when_matched_update(
+        self: B,
+        set: Mapping[str, Any] | None = None,
+        condition: Any = None,  # Spark's name
+    ) -> B:
+        """Update matched table rows: ``set`` maps target columns to values (literals,
+        ``col("source.x")``, ``col("target.x")``); None assigns every table column from the
+        source column of its name (``UPDATE SET *``)."""
+        return self._add("matched_update", condition, set)
+
+    def when_matched_delete(self: B, condition: Any = None) -> B:
+        return self._add("matched_delete", condition, None)
+
+    def when_not_matched_insert(
+        self: B, values: Mapping[str, Any] | None = None, condition: Any = None
+    ) -> B:
+        """Insert source rows without a match: ``values`` maps table columns to values (columns
+        left out are null); None inserts every table column from the source column of its name
+        (``INSERT *``)."""
+        return self._add("not_matched_insert", condition, values)
+
+    def when_not_matched_by_source_delete(self: B, condition: Any = None) -> B:
+        """Delete table rows no source row matches (every file of the table is read)."""
+        return self._add("not_matched_by_source_delete", condition, None)
+
+    def _start(self) -> None:
+        """Marks the merge executed (once, with at least one clause)."""
+        if self._done:
+            raise ValidationError("this merge was already executed")
+        if not self._clauses:
+            raise ValidationError("merge: add at least one when_... clause")
+        self._done = True
+
+    def execute(self) -> MergeResult:
+        raise NotImplementedError
+
+
+class MergeBuilder(MergeClauseBuilder):
     """``table.merge(source, on=...)``: add clauses, then :meth:`execute`. Clauses of a kind
     are tried in the order given; the first whose condition holds handles the row."""
 
@@ -105,55 +180,16 @@ class MergeBuilder:
         self._table = table
         self._txn = transaction
         self._source = _source_table(source)
-        self._on = [on] if isinstance(on, str) else list(on)
-        if not self._on or not all(isinstance(n, str) for n in self._on):
-            raise ValidationError("merge: on= needs one or more column names")
-        self._case_sensitive = case_sensitive
-        self._branch = branch
-        self._snapshot_properties = snapshot_properties
-        self._clauses: list[Clause] = []
-        self._done = False
-
-    def _add(
-        self, kind: str, condition: Any, assignments: Mapping[str, Any] | None
-    ) -> MergeBuilder:
-        if self._done:
-            raise ValidationError("this merge was already executed")
-        self._clauses.append(Clause.of(kind, condition, assignments))
-        return self
-
-    def when_matched_update(
-        self,
-        set: Mapping[str, Any] | None = None,
-        condition: Any = None,  # Spark's name
-    ) -> MergeBuilder:
-        """Update matched table rows: ``set`` maps target columns to values (literals,
-        ``col("source.x")``, ``col("target.x")``); None assigns every table column from the
-        source column of its name (``UPDATE SET *``)."""
-        return self._add("matched_update", condition, set)
-
-    def when_matched_delete(self, condition: Any = None) -> MergeBuilder:
-        return self._add("matched_delete", condition, None)
-
-    def when_not_matched_insert(
-        self, values: Mapping[str, Any] | None = None, condition: Any = None
-    ) -> MergeBuilder:
-        """Insert source rows without a match: ``values`` maps table columns to values (columns
-        left out are null); None inserts every table column from the source column of its name
-        (``INSERT *``)."""
-        return self._add("not_matched_insert", condition, values)
-
-    def when_not_matched_by_source_delete(self, condition: Any = None) -> MergeBuilder:
-        """Delete table rows no source row matches (every file of the table is read)."""
-        return self._add("not_matched_by_source_delete", condition, None)
+        super().__init__(
+            on,
+            case_sensitive=case_sensitive,
+            branch=branch,
+            snapshot_properties=snapshot_properties,
+        )
 
     def execute(self) -> MergeResult:
         """Run the merge as one commit (staged in the transaction it was built in, if any)."""
-        if self._done:
-            raise ValidationError("this merge was already executed")
-        if not self._clauses:
-            raise ValidationError("merge: add at least one when_... clause")
-        self._done = True
+        self._start()
         if self._txn is not None:
             return _Merge(self, self._txn).run()
         with self._table.transaction() as txn:

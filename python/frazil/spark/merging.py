@@ -33,7 +33,6 @@ from __future__ import annotations
 import functools
 import itertools
 import pickle
-import re
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -393,19 +392,14 @@ def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-_ERROR_LINE = re.compile(
-    r"^(?:[A-Za-z_][\w.]*\.)?(?P<name>[A-Z]\w*(?:Error|Exception)): (?P<msg>.+)$"
-)
-
-
 def _job_error(error: BaseException, what: str) -> Exception:
     """A failed Spark job as an error: a frazil error a Python worker raised (a duplicate key,
     a value that cannot be cast) as that error, else :class:`SparkJobError`."""
-    from frazil.spark.writer import _first_line
+    from frazil.spark.writer import ERROR_LINE, _first_line
 
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     for line in reversed(lines):
-        found = _ERROR_LINE.match(line)
+        found = ERROR_LINE.match(line)
         cls = None if found is None else getattr(errors, found.group("name"), None)
         if found is not None and isinstance(cls, type) and issubclass(cls, errors.FrazilError):
             try:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -257,10 +258,23 @@ def commit_files(
     return table
 
 
+# A Python exception's last traceback line: "module.Name: message".
+ERROR_LINE = re.compile(
+    r"^(?:[A-Za-z_][\w.]*\.)?(?P<name>[A-Z]\w*(?:Error|Exception)): (?P<msg>.+)$"
+)
+
+
 def _first_line(error: BaseException) -> str:
-    """The line of a Spark error that says what went wrong (a Python worker's last line)."""
+    """The line of a Spark error that says what went wrong (a Python worker's last line; an
+    RDD job's error goes on with the JVM's stack, whose frames name error classes too)."""
     lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
-    python = [line for line in lines if "Error" in line or "Exception" in line]
+    python = [line for line in lines if ERROR_LINE.match(line)]
+    if not python:
+        python = [
+            line
+            for line in lines
+            if ("Error" in line or "Exception" in line) and not line.startswith("at ")
+        ]
     return (python[-1] if python else lines[0] if lines else type(error).__name__)[:500]
 
 

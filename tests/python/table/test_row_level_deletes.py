@@ -366,3 +366,24 @@ def test_identifier_fields_are_the_default_key(catalog: SqlCatalog) -> None:
         update.set_identifier_fields("id")
     table.delete_by_key(pa.table({"id": pa.array([1, 2], pa.int64())}))
     assert _ids(table) == [i for i in range(300) if i not in (1, 2)]
+
+
+@pytest.mark.parametrize("mode", ["copy-on-write", "merge-on-read"])
+def test_rewritten_files_keep_equality_deletes_the_filter_does_not_reach(
+    catalog: SqlCatalog, mode: str
+) -> None:
+    # A planner leaves out delete files whose rows cannot match a scan's filter; rewriting a
+    # file keeps its other rows, whose deletes must still apply (equality deletes of other
+    # keys here): planned without the filter, they do.
+    table = _table(
+        catalog,
+        3,
+        partition=None,
+        properties={"write.delete.mode": mode, "write.update.mode": mode},
+    )
+    table.delete_by_key(pa.table({"id": pa.array([28, 29], pa.int64())}), "id")
+    table.delete("id = 3")
+    table.update({"cat": "z"}, "id = 5")
+    ids = _ids(table)
+    assert 28 not in ids and 29 not in ids and 3 not in ids
+    assert len(ids) == 297

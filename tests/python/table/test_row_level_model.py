@@ -40,6 +40,7 @@ def _in(ids: list[int]) -> str:
 class _Machine(RuleBasedStateMachine):
     version = 2
     mode = "merge-on-read"
+    partition: tuple[str, str] = ("cat", "identity")
 
     @initialize()
     def create(self) -> None:
@@ -58,7 +59,7 @@ class _Machine(RuleBasedStateMachine):
             },
         )
         with self.table.update_spec() as spec:
-            spec.add_field("cat", "identity")
+            spec.add_field(*self.partition)
         self.model: dict[int, tuple[str | None, int | None]] = {}
         self.counter = 0
 
@@ -171,9 +172,21 @@ class V3CopyOnWrite(_Machine):
     version, mode = 3, "copy-on-write"
 
 
+class V3ByKey(_Machine):
+    # Partitioned by the key: upserts prune files by the keys' partitions.
+    version, mode, partition = 3, "merge-on-read", ("id", "bucket[3]")
+
+
 TestV2MergeOnRead = V2MergeOnRead.TestCase
+TestV3ByKey = V3ByKey.TestCase
 TestV2CopyOnWrite = V2CopyOnWrite.TestCase
 TestV3MergeOnRead = V3MergeOnRead.TestCase
 TestV3CopyOnWrite = V3CopyOnWrite.TestCase
-for case in (TestV2MergeOnRead, TestV2CopyOnWrite, TestV3MergeOnRead, TestV3CopyOnWrite):
+for case in (
+    TestV2MergeOnRead,
+    TestV2CopyOnWrite,
+    TestV3MergeOnRead,
+    TestV3CopyOnWrite,
+    TestV3ByKey,
+):
     case.settings = SETTINGS

@@ -302,3 +302,28 @@ def test_replacing_a_partition_whose_files_were_removed_is_refused(
     with pytest.raises(CommitValidationError, match=f"removed concurrently: {a} .*snapshot"):
         stale.dynamic_partition_overwrite(_rows([6], "a"))
     assert _ids(catalog.load_table("db.t")) == []
+
+
+def test_rewrite_keeping_its_sequence_number_keeps_the_equality_deletes_that_apply(
+    catalog: InMemoryCatalog,
+) -> None:
+    # A compaction of every data file keeps the starting snapshot's data sequence number: the
+    # equality deletes committed since still apply to its files, so they must stay, although
+    # they are older than every data file the table held when the rewrite committed (the
+    # append after them). Java 1.10.2 drops them there (dropDeleteFilesOlderThan ignores the
+    # rewrite's own files: apache/iceberg#10962) and the deleted rows come back.
+    table = _table(catalog)
+    table.append(_rows([1, 2, 3]))
+    start = table.current_snapshot()
+    assert start is not None
+    (a,) = _files(table).values()
+    stale = _rewrite(table, [a], _rows([1, 2, 3]))
+    stale.starting_snapshot_id = start.snapshot_id
+    stale.data_sequence_number = start.sequence_number
+    other = catalog.load_table("db.t")
+    commit_deletes(other, [equality_deletes(other, "eq.parquet", [2], metrics=True)])
+    catalog.load_table("db.t").append(_rows([10]))
+    _commit(table, stale)
+    after = catalog.load_table("db.t")
+    assert _ids(after) == [1, 3, 10]
+    assert (after.current_snapshot().summary or {}).get("total-equality-deletes") == "1"  # type: ignore[union-attr]

@@ -55,6 +55,7 @@ __all__ = [
     "filter_mask",
     "lineage_columns",
     "rows_changed",
+    "type_kind",
     "with_lineage",
     "write_rows",
 ]
@@ -99,6 +100,12 @@ def assigned_values(
         values = source.column(name)
         if isinstance(values, pa.ChunkedArray):
             values = values.combine_chunks()
+        given, wanted = type_kind(_storage(values.type)), type_kind(_storage(arrow_type))
+        if given != wanted and not (given == "integer" and wanted in ("float", "decimal")):
+            # Parsing strings into numbers (or the like) is a mistake, not an assignment.
+            raise InvalidValueError(
+                f"cannot assign column {name!r} ({values.type}) to {column!r} ({arrow_type})"
+            )
         try:
             return values if values.type == arrow_type else values.cast(arrow_type)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as error:
@@ -123,6 +130,37 @@ def assigned_values(
         )
     one = literal_array(converted, arrow_type)
     return pa.repeat(one[0], length) if length != 1 else one
+
+
+def type_kind(arrow_type: pa.DataType) -> str:
+    """The family of an Arrow type whose members a key may be cast between."""
+    t = arrow_type
+    for name, test in (
+        ("integer", pa.types.is_integer),
+        ("float", pa.types.is_floating),
+        ("decimal", pa.types.is_decimal),
+        ("string", lambda x: pa.types.is_string(x) or pa.types.is_large_string(x)),
+        ("binary", lambda x: pa.types.is_binary(x) or pa.types.is_large_binary(x)),
+        ("date", pa.types.is_date),
+        ("time", pa.types.is_time),
+        ("timestamp", pa.types.is_timestamp),
+    ):
+        if test(t):
+            return name
+    # Nested types by the kinds of their members: Arrow's field names of list elements and map
+    # entries ("item", "element", "entries") are not part of the Iceberg type.
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return f"list<{type_kind(_storage(t.value_type))}>"
+    if pa.types.is_map(t):
+        return f"map<{type_kind(_storage(t.key_type))}, {type_kind(_storage(t.item_type))}>"
+    if pa.types.is_struct(t):
+        members = ", ".join(f"{f.name}: {type_kind(_storage(f.type))}" for f in t)
+        return f"struct<{members}>"
+    return str(t)
+
+
+def _storage(arrow_type: pa.DataType) -> pa.DataType:
+    return arrow_type.storage_type if isinstance(arrow_type, pa.BaseExtensionType) else arrow_type
 
 
 def rows_changed(old: Sequence[pa.Array], new: Sequence[pa.Array]) -> pa.Array:
@@ -160,7 +198,7 @@ def write_rows(
     lineage = lineage_columns(metadata)
     schema = _write_schema(metadata, lineage)
     reader = pa.RecordBatchReader.from_batches(
-        schema, (b for t in tables for b in t.cast(schema).to_batches())
+        schema, (b for t in tables for b in _conformed(t, schema).to_batches())
     )
     return list(
         write_data_files(
@@ -320,7 +358,7 @@ class ChangeSet:
         from frazil.table.snapshot.row_delta import RowDelta
 
         level = isolation_level(self.metadata.properties, isolation_property)
-        producer: MergingProducer
+        producer: MergingProducer | None = None
         try:
             written = self.write()
             if self.merge_on_read:
@@ -366,8 +404,26 @@ class ChangeSet:
             txn.add_change(producer)
         except BaseException:
             self.discard()
+            if producer is not None:
+                producer.cleanup(False)  # the delete files it owns
             raise
         return producer
+
+
+def _conformed(rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``rows`` in the writer's schema; a null in a required column (a merge inserting or an
+    update assigning one) is refused naming the column, before anything is committed."""
+    for column in schema:
+        if not column.nullable and rows.column(column.name).null_count:
+            raise ValidationError(
+                f"column {column.name!r} is required, but the change would write a null into it"
+            )
+    try:
+        return rows.cast(schema)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as error:
+        raise InvalidValueError(
+            f"the changed rows do not fit the table's columns: {error}"
+        ) from None
 
 
 def _write_schema(metadata: TableMetadata, lineage: tuple[str, ...]) -> pa.Schema:

@@ -36,6 +36,7 @@ from frazil.table.row_level._changes import (
     filter_mask,
     lineage_columns,
     rows_changed,
+    type_kind,
 )
 from frazil.types import NestedField, StructType
 
@@ -610,6 +611,12 @@ def _cast(values: Any, arrow_type: pa.DataType, name: str) -> pa.Array:
         values = values.cast(values.type.value_type)
     if values.type == target:
         return values
+    if type_kind(values.type) != type_kind(target):
+        # A key of another kind (a string for a number) is a mistake, not a cast.
+        raise ValidationError(
+            f"merge: source column {name!r} is {values.type}, the table's key column is "
+            f"{target}: give the source the table's type"
+        )
     try:
         return values.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as error:

@@ -23,6 +23,7 @@ from frazil.metadata import TableMetadata
 from frazil.schema import Schema
 from frazil.snapshots import Snapshot
 from frazil.table import _metadata_columns as meta
+from frazil.table._row_filter import CompiledFilter
 
 if TYPE_CHECKING:
     from frazil.expressions import Expression
@@ -69,14 +70,11 @@ def touched_files(
     tasks: list[Any] = []
     if wanted:
         table = Table(metadata, io=io)
-        # The filter binds to the table's current schema (the writer's), not the head's.
-        scan = DataScan(
-            table,
-            row_filter=row_filter,
-            snapshot_id=head.snapshot_id,
-            case_sensitive=case_sensitive,
-            _table_schema=True,
-        )
+        # Planned without the filter: a planner leaves out the delete files whose rows cannot
+        # match it (equality deletes of other keys), and a change that keeps or rewrites the
+        # file's other rows needs every delete that applies to them. The callers test the
+        # filter on the rows themselves.
+        scan = DataScan(table, snapshot_id=head.snapshot_id, _table_schema=True)
         tasks = [t for t in scan.plan_files() if t.file.file_path in wanted]
     return Touched(whole, tasks)
 
@@ -110,11 +108,30 @@ def read_rows(
     )
 
 
-def live_positions(metadata: TableMetadata, io: FileIO, task: Any) -> pa.Array:
-    """The positions of the rows of ``task``'s file that its residual matches and no delete
-    deletes (int64, ascending): only the filter's columns are read."""
-    batches = read_rows(metadata, io, task, Schema(), (meta.POS,), apply_residual=True)
-    chunks = [b.column(0) for b in batches if b.num_rows]
+def filter_schema(schema: Schema, compiled: CompiledFilter) -> Schema:
+    """The top-level columns of ``schema`` holding the columns the filter reads."""
+    wanted: set[int] = set()
+    for column in compiled.columns:
+        parents = schema.parent_ids(column.field_id)
+        wanted.add(parents[0] if parents else column.field_id)
+    return Schema(*(f for f in schema.fields if f.field_id in wanted), schema_id=schema.schema_id)
+
+
+def live_positions(
+    metadata: TableMetadata, io: FileIO, task: Any, compiled: CompiledFilter
+) -> pa.Array:
+    """The positions of the rows of ``task``'s file that the compiled filter matches and no
+    delete deletes (int64, ascending): only the filter's columns are read."""
+    from frazil.table.row_level._changes import filter_mask
+
+    schema = metadata.schema()
+    batches = read_rows(
+        metadata, io, task, filter_schema(schema, compiled), (meta.POS,), apply_residual=False
+    )
+    chunks = []
+    for batch in batches:
+        if batch.num_rows:
+            chunks.append(batch.column(meta.POS).filter(filter_mask(compiled, batch, schema)))
     if not chunks:
         return pa.array([], pa.int64())
     return pa.concat_arrays(chunks) if len(chunks) > 1 else chunks[0]

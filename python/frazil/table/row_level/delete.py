@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from frazil.expressions import bind
+from frazil.table._row_filter import compile_filter
 from frazil.table.row_level._deltas import PositionDeltas
 from frazil.table.row_level._touched import in_parallel, live_positions, touched_files
 from frazil.table.snapshot._files import latest_snapshot
@@ -45,13 +46,15 @@ def merge_on_read_delete(
     )
     level = isolation_level(metadata.properties, DELETE_ISOLATION)
     # A filter on a column the table lacks is refused even when no file would be read.
-    bind(row_filter, metadata.schema(), case_sensitive)
+    compiled = compile_filter(
+        bind(row_filter, metadata.schema(), case_sensitive), metadata.schema()
+    )
     head = latest_snapshot(metadata, delta.branch)
     touched = touched_files(metadata, io, head, row_filter, case_sensitive)
     for file in touched.whole:
         delta.remove_rows(file)
     deltas = PositionDeltas(metadata, io)
-    found = in_parallel(lambda task: live_positions(metadata, io, task), touched.tasks)
+    found = in_parallel(lambda task: live_positions(metadata, io, task, compiled), touched.tasks)
     for task, positions in zip(touched.tasks, found, strict=True):
         deltas.add(task, positions)
     try:

@@ -119,7 +119,9 @@ def stage_update(
 
     def one_file(task: Any) -> _FileUpdate:
         columns = (meta.POS, *lineage)
-        read = read_rows(metadata, io, task, None, columns, apply_residual=changes.merge_on_read)
+        # Every live row is read (the task carries every delete of the file); the filter is
+        # tested here.
+        read = read_rows(metadata, io, task, None, columns, apply_residual=False)
         result = _FileUpdate(task)
         for batch in read:
             if batch.num_rows == 0:
@@ -131,9 +133,7 @@ def stage_update(
                 for column, value in assignments.items()
             }
             changed = rows_changed([batch.column(c) for c in values], list(values.values()))
-            if not changes.merge_on_read:
-                # Copy-on-write reads every row: only those the filter matches change.
-                changed = pc.and_(filter_mask(compiled, batch, schema), changed)
+            changed = pc.and_(filter_mask(compiled, batch, schema), changed)
             count = changed.true_count
             result.updated += count
             if changes.merge_on_read:

@@ -432,6 +432,13 @@ class MergingProducer(SnapshotProducer):
             default=staged.last_sequence_number,
         )
         min_sequence = min(min_sequence, staged.last_sequence_number)
+        if self.data_sequence_number is not None and self.adds_files:
+            # The files this commit adds with an older data sequence number (a compaction
+            # keeping its starting snapshot's) are live data too: deletes committed since
+            # still apply to them and must stay. Java 1.10.2 looks at the committed manifests
+            # only and drops such deletes when every older file is rewritten, resurrecting
+            # their rows (apache/iceberg#10962); the spec: a replace does not change the data.
+            min_sequence = min(min_sequence, self.data_sequence_number)
         removed_data = frozenset(str(f.file_path) for _, f in deleted)
         filtered_deletes, deleted_deletes = self._filter_deletes(
             staged, deletes, removed_data, min_sequence

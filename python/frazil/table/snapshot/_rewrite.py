@@ -130,15 +130,11 @@ def remove_rows(
     table = Table(metadata, io=io)
     schema = metadata.schema()
     lineage = meta.ROW_LINEAGE if metadata.format_version >= 3 else ()
-    # The planner gives each file with the delete files that apply to it; the filter binds
-    # to the table's current schema, as the writer's (not the head snapshot's, as time travel).
-    scan = DataScan(
-        table,
-        row_filter=row_filter,
-        snapshot_id=head.snapshot_id,
-        case_sensitive=case_sensitive,
-        _table_schema=True,
-    )
+    # The planner gives each file with the delete files that apply to it. Planned without the
+    # filter: a planner drops the delete files whose rows cannot match the filter (right for
+    # reading matching rows), but the rows kept here are those that do not match, and the
+    # deletes of every one of them must apply.
+    scan = DataScan(table, snapshot_id=head.snapshot_id, _table_schema=True)
     for task in scan.plan_files():
         found = wanted.get(task.file.file_path)
         if found is None:

@@ -50,6 +50,9 @@ class OverwriteFiles(MergingProducer):
     only adds, else ``overwrite``."""
 
     isolation_property = UPDATE_ISOLATION
+    # A row-level command (Spark's copy-on-write DELETE): the files it removes are decided up
+    # front, the filter only finds them.
+    row_level = False
 
     def __init__(
         self,
@@ -93,9 +96,16 @@ class OverwriteFiles(MergingProducer):
         if isolation_level(staged.properties, self.isolation_property) == SERIALIZABLE:
             check_no_new_data(staged, history, conflict_filter, self.case_sensitive, self.io)
         if self.deletes_files:
+            from frazil import expressions
+
             removed = self.removed_files(staged, parent)
+            # Java's BaseOverwriteFiles: new delete files matching the filter conflict only for
+            # an overwrite by row filter; files removed by name (Spark's copy-on-write of a
+            # row-level command) conflict only with deletes for those files.
+            by_filter = self.row_filter is not None and not self.row_level
+            deletes_filter = conflict_filter if by_filter else expressions.AlwaysFalse()
             check_no_new_deletes(
-                staged, history, conflict_filter, self.case_sensitive, self.io, removed
+                staged, history, deletes_filter, self.case_sensitive, self.io, removed
             )
 
     def _conflict_filter(self) -> Expression:
@@ -114,6 +124,7 @@ class DeleteFiles(OverwriteFiles):
     matches, copy-on-write rewrites where some do."""
 
     isolation_property = DELETE_ISOLATION
+    row_level = True
 
 
 class ReplacePartitions(MergingProducer):

@@ -612,7 +612,8 @@ impl DataFile {
         self.file.file_size()
     }
 
-    /// None for a file read from task JSON (Appendix C carries none).
+    /// None for a file read from task JSON (Appendix C carries none) unless
+    /// given with it.
     #[getter]
     fn data_sequence_number(&self) -> Option<i64> {
         opt_i64(
@@ -770,15 +771,26 @@ impl DataFile {
     }
 }
 
-/// A FileScanTask read from Appendix C JSON text.
+/// A FileScanTask read from Appendix C JSON text; its data file's sequence
+/// numbers, which the JSON does not carry, when given.
 #[pyfunction]
-fn file_scan_task_from_json(py: Python<'_>, text: &str) -> PyResult<FileScanTask> {
+#[pyo3(signature = (text, data_sequence_number=None, file_sequence_number=None))]
+fn file_scan_task_from_json(
+    py: Python<'_>,
+    text: &str,
+    data_sequence_number: Option<i64>,
+    file_sequence_number: Option<i64>,
+) -> PyResult<FileScanTask> {
+    let sequence = crate::scan::task_from_json::SequenceNumbers {
+        data: data_sequence_number,
+        file: file_sequence_number,
+    };
     let parsed = py.detach(|| {
         run(|| {
             let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
                 crate::Error::InvalidData(format!("file scan task JSON does not parse: {e}"))
             })?;
-            crate::scan::task_from_json::task_from_json(&json)
+            crate::scan::task_from_json::task_from_json_with(&json, sequence)
         })
     })?;
     let py_schema = py

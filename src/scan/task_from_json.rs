@@ -117,8 +117,23 @@ fn content_code(text: &str) -> Result<i32> {
     }
 }
 
-/// Decoded-manifest columns for `files` (content-file JSON) of one spec.
-fn files_batch(files: &[&Value], partition_type: &Type) -> Result<RecordBatch> {
+/// The data and file sequence numbers of a task's data file, which Appendix C
+/// JSON does not carry: a caller that knows them (an engine shipping the JSON to
+/// its executors beside them) gives them, so that what inherits them (row
+/// lineage's `_last_updated_sequence_number`) reads as from the manifest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SequenceNumbers {
+    pub data: Option<i64>,
+    pub file: Option<i64>,
+}
+
+/// Decoded-manifest columns for `files` (content-file JSON) of one spec, each
+/// entry with `sequence` (null: unknown).
+fn files_batch(
+    files: &[&Value],
+    partition_type: &Type,
+    sequence: SequenceNumbers,
+) -> Result<RecordBatch> {
     let Type::Struct(partition_fields) = partition_type else {
         return Err(Error::Internal("partition type is not a struct".to_owned()));
     };
@@ -320,11 +335,12 @@ fn files_batch(files: &[&Value], partition_type: &Type) -> Result<RecordBatch> {
     ]);
     let data_file = struct_of(columns)?;
     let nulls = || -> ArrayRef { Arc::new(Int64Array::new_null(n)) };
+    let repeated = |v: Option<i64>| -> ArrayRef { Arc::new(Int64Array::from(vec![v; n])) };
     let entries = struct_of(vec![
         ("status", Arc::new(Int32Array::from(vec![1; n])) as ArrayRef),
         ("snapshot_id", nulls()),
-        ("sequence_number", nulls()),
-        ("file_sequence_number", nulls()),
+        ("sequence_number", repeated(sequence.data)),
+        ("file_sequence_number", repeated(sequence.file)),
         ("data_file", Arc::new(data_file)),
     ])?;
     Ok(RecordBatch::from(entries))
@@ -344,13 +360,20 @@ fn manifest_of(
     spec: Arc<PartitionSpec>,
     schema: &Schema,
     label: &str,
+    sequence: SequenceNumbers,
 ) -> Result<Arc<ManifestData>> {
-    let batch = files_batch(files, &spec.partition_type(schema)?)?;
+    let batch = files_batch(files, &spec.partition_type(schema)?, sequence)?;
     ManifestData::of_spec(label, spec, schema, batch)
 }
 
-/// Parses Appendix C task JSON.
+/// Parses Appendix C task JSON (its data file's sequence numbers unknown).
 pub fn task_from_json(json: &Value) -> Result<ParsedTask> {
+    task_from_json_with(json, SequenceNumbers::default())
+}
+
+/// Parses Appendix C task JSON whose data file has the sequence numbers
+/// `sequence` (its delete files' stay unknown: the reader needs none).
+pub fn task_from_json_with(json: &Value, sequence: SequenceNumbers) -> Result<ParsedTask> {
     if let Some(kind) = json.get("task-type") {
         if !kind
             .as_str()
@@ -369,7 +392,7 @@ pub fn task_from_json(json: &Value) -> Result<ParsedTask> {
             spec.spec_id
         )));
     }
-    let data_manifest = manifest_of(&[data], spec.clone(), &schema, "<task JSON>")?;
+    let data_manifest = manifest_of(&[data], spec.clone(), &schema, "<task JSON>", sequence)?;
     let mut deletes = Vec::new();
     if let Some(list) = json.get("delete-files").filter(|v| !v.is_null()) {
         let list = list
@@ -398,7 +421,13 @@ pub fn task_from_json(json: &Value) -> Result<ParsedTask> {
                 }
                 Arc::new(PartitionSpec::unpartitioned(spec_id))
             };
-            let manifest = manifest_of(&[delete], delete_spec, &schema, "<task JSON>")?;
+            let manifest = manifest_of(
+                &[delete],
+                delete_spec,
+                &schema,
+                "<task JSON>",
+                SequenceNumbers::default(),
+            )?;
             deletes.push(FileRef::new(&manifest, 0));
         }
     }

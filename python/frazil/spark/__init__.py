@@ -12,7 +12,10 @@ import it when called, raising :class:`~frazil.errors.MissingDependencyError` na
 - :func:`read` / :func:`write`: a table as a Spark DataFrame, a DataFrame into a table.
 - :mod:`frazil.spark.functions`: Iceberg's partition transforms as Spark Columns.
 - :func:`register`: the Python Data Source ``frazil`` (Spark 4.x).
-- :func:`remove_orphan_files`, :func:`expire_snapshots`: maintenance with executors.
+- :func:`merge`: ``MERGE`` of a DataFrame into a table (the local merge's clauses), the join
+  done by Spark and the clauses applied and files written by executors.
+- :func:`remove_orphan_files`, :func:`expire_snapshots`, :func:`rewrite_data_files`:
+  maintenance with executors.
 """
 
 from __future__ import annotations
@@ -23,15 +26,17 @@ from typing import Any
 __all__ = [
     "add_partition_columns",
     "expire_snapshots",
+    "merge",
     "read",
     "register",
     "remove_orphan_files",
+    "rewrite_data_files",
     "write",
 ]
 
 # Public name -> the submodule defining it, imported on first use (so that importing
-# frazil.spark needs no pyspark). reader/writer, not read/write: a submodule named like a
-# function would replace it as an attribute of this package once imported.
+# frazil.spark needs no pyspark). reader/writer/merging, not read/write/merge: a submodule named
+# like a function would replace it as an attribute of this package once imported.
 _LAZY = {
     "read": "frazil.spark.reader",
     "write": "frazil.spark.writer",
@@ -39,6 +44,8 @@ _LAZY = {
     "register": "frazil.spark.datasource",
     "remove_orphan_files": "frazil.spark.maintenance",
     "expire_snapshots": "frazil.spark.maintenance",
+    "rewrite_data_files": "frazil.spark.rewrite",
+    "merge": "frazil.spark.merging",
 }
 
 

@@ -119,10 +119,11 @@ def _scan(table: Table, options: Mapping[str, str], extra: Expression | None = N
 
 @dataclass
 class TaskGroup(_datasource.InputPartition):  # type: ignore[misc,name-defined]
-    """One Spark partition: a combined task's task JSONs and the read job (plain data)."""
+    """One Spark partition: a combined task's tasks (their JSON and sequence numbers:
+    :func:`~frazil.spark._tasks.task_payload`) and the read job (plain data)."""
 
     job: ReadJob
-    tasks: list[str]
+    tasks: list[tuple[str, int | None, int | None]]
 
 
 def _filter_expression(spark_filter: Any) -> Expression | None:
@@ -209,6 +210,7 @@ class FrazilReader(_datasource.DataSourceReader):  # type: ignore[misc,name-defi
 
     def partitions(self) -> Sequence[TaskGroup]:
         from frazil import expressions as ex
+        from frazil.spark._tasks import task_payload
         from frazil.spark.reader import ReadJob
 
         extra = None
@@ -216,7 +218,7 @@ class FrazilReader(_datasource.DataSourceReader):  # type: ignore[misc,name-defi
             extra = expression if extra is None else ex.And(extra, expression)
         scan = _scan(_table(self.options), self.options, extra)
         job = ReadJob.from_scan(scan)
-        groups = [TaskGroup(job, [t.to_json() for t in g.tasks]) for g in scan.plan_tasks()]
+        groups = [TaskGroup(job, [task_payload(t) for t in g.tasks]) for g in scan.plan_tasks()]
         return groups
 
     def read(self, partition: TaskGroup) -> Iterator[pa.RecordBatch]:

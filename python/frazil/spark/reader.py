@@ -26,7 +26,7 @@ from frazil.expressions import Expression
 from frazil.io import FileIO
 from frazil.spark._pyspark import require
 from frazil.spark._schema import conform_batch, spark_arrow_schema, spark_schema
-from frazil.spark._tasks import task_threads
+from frazil.spark._tasks import TaskPayload, task_payload, task_payload_type, task_threads
 
 if TYPE_CHECKING:
     from frazil.name_mapping import NameMapping
@@ -74,6 +74,9 @@ class ReadJob:
     arrow_schema: pa.Schema  # frazil's reader's batches
     target_schema: pa.Schema  # Spark's Arrow form of the same columns
     limit: int | None = None
+    # False: every live row of a task's file, its residual filter not applied (a merge reads
+    # whole files).
+    apply_residual: bool = True
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -135,12 +138,15 @@ class ReadJob:
             self._cache["objects"] = cached
         return cached
 
-    def read_tasks(self, task_jsons: Sequence[str]) -> Iterator[pa.RecordBatch]:
-        """The rows of the tasks, in Spark's Arrow form; files read in parallel (at most
-        :func:`task_threads` at once) and handed out in order."""
+    def read_tasks(
+        self, tasks: Sequence[TaskPayload | Mapping[str, Any]]
+    ) -> Iterator[pa.RecordBatch]:
+        """The rows of the tasks (:func:`~frazil.spark._tasks.task_payload`), in Spark's Arrow
+        form; files read in parallel (at most :func:`task_threads` at once) and handed out in
+        order."""
+        from frazil.spark._tasks import task_from_payload
         from frazil.table._stream import ordered_parallel
         from frazil.table.read import BATCHES_AHEAD, READ_AHEAD_BYTES, read_task
-        from frazil.table.scan import file_scan_task_from_json
 
         schema, projected, specs, schemas, mapping = self._objects()
         read = partial(
@@ -153,8 +159,9 @@ class ReadJob:
             schemas=schemas,
             metadata_columns=self.metadata_columns,
             verify_checksums=self.verify_checksums,
+            apply_residual=self.apply_residual,
         )
-        sources = (partial(read, file_scan_task_from_json(text)) for text in task_jsons)
+        sources = (partial(read, task_from_payload(task)) for task in tasks)
         stream = ordered_parallel(
             sources, task_threads(), BATCHES_AHEAD, READ_AHEAD_BYTES, lambda b: b.nbytes
         )
@@ -163,7 +170,7 @@ class ReadJob:
                 yield conform_batch(batch, self.target_schema)
 
     def map_partition(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        """mapInArrow's function: each input row holds one combined task's task JSONs."""
+        """mapInArrow's function: each input row holds one combined task's tasks."""
         for batch in batches:
             for tasks in batch.column(0).to_pylist():
                 yield from self.read_tasks(tasks)
@@ -217,17 +224,18 @@ def read(
     scan = _scan(resolve_table(table), row_filter, columns, snapshot_id, ref, as_of, options)
     job = ReadJob.from_scan(scan)
     groups = plan(spark, scan)
-    return dataframe(spark, job, [[t.to_json() for t in g.tasks] for g in groups])
+    return dataframe(spark, job, [[task_payload(t) for t in g.tasks] for g in groups])
 
 
-def dataframe(spark: Any, job: ReadJob, groups: list[list[str]]) -> Any:
-    """The DataFrame reading ``groups`` (each a combined task's task JSONs) with ``job``: one
-    Spark partition per group."""
+def dataframe(spark: Any, job: ReadJob, groups: list[list[TaskPayload]]) -> Any:
+    """The DataFrame reading ``groups`` (each a combined task's tasks, as
+    :func:`~frazil.spark._tasks.task_payload` gives them) with ``job``: one Spark partition per
+    group."""
     types = require("pyspark.sql.types")
     if not groups:
         return spark.createDataFrame([], job.spark_schema)
     task_schema = types.StructType(
-        [types.StructField("tasks", types.ArrayType(types.StringType(), False), False)]
+        [types.StructField("tasks", types.ArrayType(task_payload_type(), False), False)]
     )
     rows = spark.sparkContext.parallelize([(g,) for g in groups], len(groups))
     tasks = spark.createDataFrame(rows, task_schema)

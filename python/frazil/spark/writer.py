@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from frazil.errors import (
 )
 from frazil.expressions import Expression
 from frazil.io import FileIO
+from frazil.spark._journal import JOURNAL, Journal, delete_files, journaled_files
 from frazil.spark._pyspark import require
 from frazil.spark._schema import spark_arrow_schema
 from frazil.spark._tasks import task_threads
@@ -46,11 +48,9 @@ if TYPE_CHECKING:
     from frazil.manifest import DataFile
     from frazil.table import Table
 
-__all__ = ["WriteJob", "write"]
+__all__ = ["JOURNAL", "WriteJob", "journaled_files", "write"]
 
 MODES = ("append", "overwrite", "dynamic-overwrite")
-# Not hidden (no leading dot): a journal left by a killed driver is an orphan like any other.
-JOURNAL = "metadata/spark-write-"
 # The snapshot summary's application id, as Java's SparkWrite records it.
 APP_ID = "spark.app.id"
 
@@ -107,12 +107,9 @@ class WriteJob:
                 raise FrazilError("frazil test hook: the first attempt of task 0 fails")
             # Recorded before Spark sees the task's result: the driver deletes what no commit
             # took (a speculative duplicate's files, say) from these journals.
-            self.io.write(
-                f"{self.journal}/{partition_id}-{attempt}-{task_id}.json",
-                json.dumps([f.file_path for f in written]).encode(),
-            )
+            Journal(self.io, self.journal).record(str(f.file_path) for f in written)
         except BaseException:
-            _delete(self.io, [f.file_path for f in written if f.file_path])
+            delete_files(self.io, [f.file_path for f in written if f.file_path])
             raise
         return written
 
@@ -127,13 +124,7 @@ class WriteJob:
         """Deletes the job's files no commit took: after a commit, those of discarded
         attempts; after a failure, all of them; when the outcome is unknown, only files the
         commit cannot hold (never reported to the driver)."""
-        recorded, journals = journaled_files(self.io, self.journal)
-        if committed or unknown:
-            doomed = [f for f in recorded if f not in reported]
-        else:
-            doomed = list(dict.fromkeys([*recorded, *(f for f in reported if f)]))
-        _delete(self.io, doomed)
-        _delete(self.io, journals)
+        Journal(self.io, self.journal).clean_up(reported, committed, unknown)
 
     @classmethod
     def create(
@@ -163,28 +154,6 @@ RESULT_SCHEMA = pa.schema([pa.field("data_file", pa.binary(), nullable=False)])
 def _chain(first: pa.RecordBatch, rest: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     yield first
     yield from rest
-
-
-def _delete(io: FileIO, locations: list[str]) -> None:
-    for location in locations:
-        try:
-            io.delete(location)
-        except FileNotFoundError:
-            pass
-
-
-def journaled_files(io: FileIO, journal: str) -> tuple[list[str], list[str]]:
-    """The data files every recorded task attempt wrote, and the journals themselves."""
-    try:
-        entries = io.list(journal)
-    except FileNotFoundError:
-        return [], []
-    files: list[str] = []
-    journals = []
-    for entry in entries:
-        journals.append(entry.location)
-        files.extend(json.loads(io.read(entry.location)))
-    return files, journals
 
 
 def check_schema(df: Any, table: Table, properties: Mapping[str, str]) -> None:
@@ -289,10 +258,23 @@ def commit_files(
     return table
 
 
+# A Python exception's last traceback line: "module.Name: message".
+ERROR_LINE = re.compile(
+    r"^(?:[A-Za-z_][\w.]*\.)?(?P<name>[A-Z]\w*(?:Error|Exception)): (?P<msg>.+)$"
+)
+
+
 def _first_line(error: BaseException) -> str:
-    """The line of a Spark error that says what went wrong (a Python worker's last line)."""
+    """The line of a Spark error that says what went wrong (a Python worker's last line; an
+    RDD job's error goes on with the JVM's stack, whose frames name error classes too)."""
     lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
-    python = [line for line in lines if "Error" in line or "Exception" in line]
+    python = [line for line in lines if ERROR_LINE.match(line)]
+    if not python:
+        python = [
+            line
+            for line in lines
+            if ("Error" in line or "Exception" in line) and not line.startswith("at ")
+        ]
     return (python[-1] if python else lines[0] if lines else type(error).__name__)[:500]
 
 

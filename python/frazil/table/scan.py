@@ -514,7 +514,11 @@ class DataScan:
         return f"DataScan(table={self.table!r}, filter={self.row_filter}, snapshot={snapshot})"
 
 
-def file_scan_task_from_json(text: str) -> Any:
+def file_scan_task_from_json(
+    text: str, data_sequence_number: int | None = None, file_sequence_number: int | None = None
+) -> Any:
     """A :class:`FileScanTask` from its Appendix C JSON text (as :meth:`FileScanTask.to_json`
-    or Java's ``ScanTaskParser.toJson`` writes it), e.g. in a Spark executor."""
-    return _native.file_scan_task_from_json(text)
+    or Java's ``ScanTaskParser.toJson`` writes it), e.g. in a Spark executor. The JSON carries
+    no sequence numbers; give the data file's (``task.file.data_sequence_number``, ...) where
+    they matter: a v3 row's ``_last_updated_sequence_number`` inherits the data one."""
+    return _native.file_scan_task_from_json(text, data_sequence_number, file_sequence_number)

@@ -39,7 +39,7 @@ from frazil.table import _metadata_columns as meta
 from frazil.table._literals import literal_array
 from frazil.table._properties import MERGE_ON_READ, row_level_mode
 from frazil.table._row_filter import CompiledFilter, filter_columns
-from frazil.table.row_level._deltas import PositionDeltas
+from frazil.table.row_level._deltas import PositionDeltas, stage_deletes
 from frazil.table.snapshot._validation import SERIALIZABLE, isolation_level
 from frazil.table.write._partition import source_column
 
@@ -50,11 +50,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ChangeSet",
+    "WrittenChanges",
     "assigned_values",
     "filter_mask",
     "lineage_columns",
     "rows_changed",
     "type_kind",
+    "with_lineage",
+    "write_rows",
 ]
 
 MERGE_ISOLATION = "write.merge.isolation-level"
@@ -169,7 +172,7 @@ def rows_changed(old: Sequence[pa.Array], new: Sequence[pa.Array]) -> pa.Array:
     return result
 
 
-def _with_lineage(rows: pa.Table, lineage: tuple[str, ...], row_ids: pa.Array | None) -> pa.Table:
+def with_lineage(rows: pa.Table, lineage: tuple[str, ...], row_ids: pa.Array | None) -> pa.Table:
     """``rows`` (table columns only) with lineage columns: ``row_ids`` kept (None: new rows)
     and a null sequence number (the commit's)."""
     if not lineage:
@@ -180,20 +183,98 @@ def _with_lineage(rows: pa.Table, lineage: tuple[str, ...], row_ids: pa.Array | 
     return rows.append_column(meta.LAST_UPDATED_SEQUENCE_NUMBER, pa.nulls(n, pa.int64()))
 
 
+def write_rows(
+    metadata: TableMetadata,
+    io: FileIO,
+    tables: Iterable[pa.Table],
+    *,
+    partition_id: int = 0,
+    task_id: int = 0,
+) -> list[DataFile]:
+    """Rows of a change (table columns, then the lineage columns on v3) written as data files
+    of the table's default spec; a failed write deletes what it wrote."""
+    from frazil.table.write import write_data_files
+
+    lineage = lineage_columns(metadata)
+    schema = _write_schema(metadata, lineage)
+    reader = pa.RecordBatchReader.from_batches(
+        schema, (b for t in tables for b in _conformed(t, schema).to_batches())
+    )
+    return list(
+        write_data_files(
+            metadata,
+            io,
+            reader,
+            row_lineage=bool(lineage),
+            partition_id=partition_id,
+            task_id=task_id,
+        )
+    )
+
+
+@dataclass
+class WrittenChanges:
+    """The files a change wrote, wherever it wrote them (here, or a Spark executor that hands
+    them to the driver's :class:`ChangeSet` through :meth:`to_plain`): copy-on-write, each
+    rewritten data file with the files replacing it; the new rows' data files; merge-on-read,
+    the delete files (with their spec ids) and the data files they delete rows from."""
+
+    rewritten: list[tuple[str, list[DataFile]]] = field(default_factory=list)
+    added: list[DataFile] = field(default_factory=list)
+    deletes: list[tuple[int, DataFile]] = field(default_factory=list)
+    deleted_from: list[str] = field(default_factory=list)
+
+    def paths(self) -> list[str]:
+        """Every file written."""
+        files = [f for _, new in self.rewritten for f in new]
+        files += self.added
+        files += [f for _, f in self.deletes]
+        return [str(f.file_path) for f in files]
+
+    def extend(self, other: WrittenChanges) -> None:
+        self.rewritten.extend(other.rewritten)
+        self.added.extend(other.added)
+        self.deletes.extend(other.deletes)
+        self.deleted_from.extend(other.deleted_from)
+
+    def to_plain(self) -> dict[str, Any]:
+        """Plain data (data file rows), for pickling across processes."""
+        return {
+            "rewritten": [(old, [f.to_row() for f in new]) for old, new in self.rewritten],
+            "added": [f.to_row() for f in self.added],
+            "deletes": [(spec_id, f.to_row()) for spec_id, f in self.deletes],
+            "deleted_from": list(self.deleted_from),
+        }
+
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, Any]) -> WrittenChanges:
+        return cls(
+            rewritten=[
+                (old, [DataFile.from_row(r) for r in new]) for old, new in plain["rewritten"]
+            ],
+            added=[DataFile.from_row(r) for r in plain["added"]],
+            deletes=[(spec_id, DataFile.from_row(r)) for spec_id, r in plain["deletes"]],
+            deleted_from=list(plain["deleted_from"]),
+        )
+
+
 @dataclass
 class ChangeSet:
-    """The changes of one update or merge: :meth:`remove` rows by position, :meth:`update`
-    rows (their new versions), :meth:`rewrite` whole files (copy-on-write), :meth:`insert` new
-    rows; then :meth:`stage`."""
+    """The changes of one update or merge: :meth:`remove` rows by position, :meth:`rewrite`
+    whole files (copy-on-write), :meth:`insert` rows (new ones, or updated rows' new
+    versions); :meth:`write` writes what is pending and returns the files, wherever the change
+    runs (a Spark executor too); :meth:`add_written` takes files written elsewhere; then
+    :meth:`stage` commits them all as one snapshot."""
 
     metadata: TableMetadata
     io: FileIO
     mode: str
     deltas: PositionDeltas = field(init=False)
     new_rows: list[pa.Table] = field(default_factory=list)
-    # Copy-on-write: (old data file path, new files) per rewritten file.
-    rewritten: list[tuple[str, list[DataFile]]] = field(default_factory=list)
-    written: list[DataFile] = field(default_factory=list)
+    # Every file written so far (deleted by discard()).
+    written: WrittenChanges = field(default_factory=WrittenChanges)
+    # The planned task of each data file rows are deleted from (merge-on-read), by path.
+    tasks: dict[str, Any] = field(default_factory=dict)
     removed_rows: int = 0
 
     def __post_init__(self) -> None:
@@ -215,46 +296,50 @@ class ChangeSet:
     def insert(self, rows: pa.Table, row_ids: pa.Array | None = None) -> None:
         """Rows to write as new data (table columns; ``row_ids``: the ids updated rows keep)."""
         if rows.num_rows:
-            self.new_rows.append(_with_lineage(rows, self.lineage, row_ids))
+            self.new_rows.append(with_lineage(rows, self.lineage, row_ids))
 
-    def rewrite(self, task: Any, rows: Iterable[pa.Table]) -> None:
-        """Copy-on-write: ``task``'s file replaced by ``rows`` (table columns, then the lineage
-        columns as read and as :func:`_with_lineage` sets them)."""
-        from frazil.table.write import write_data_files
+    def rewrite(
+        self, data_file: str, rows: Iterable[pa.Table], *, partition_id: int = 0, task_id: int = 0
+    ) -> None:
+        """Copy-on-write: the data file ``data_file`` replaced by ``rows`` (table columns, then
+        the lineage columns as read and as :func:`with_lineage` sets them), written now."""
+        files = write_rows(self.metadata, self.io, rows, partition_id=partition_id, task_id=task_id)
+        self.written.rewritten.append((str(data_file), files))
 
-        schema = _write_schema(self.metadata, self.lineage)
-        reader = pa.RecordBatchReader.from_batches(
-            schema, (b for t in rows for b in _conformed(t, schema).to_batches())
-        )
-        files = list(
-            write_data_files(self.metadata, self.io, reader, row_lineage=bool(self.lineage))
-        )
-        self.written.extend(files)
-        self.rewritten.append((str(task.file.file_path), files))
+    def write(self, *, partition_id: int = 0, task_id: int = 0) -> WrittenChanges:
+        """Writes what is pending (the delete files, the new rows) and returns every file the
+        change has written so far."""
+        if self.deltas:
+            tasks = self.deltas.tasks
+            deletes = self.deltas.write(partition_id=partition_id, task_id=task_id)
+            self.written.deletes.extend(deletes)
+            for task in tasks:
+                path = str(task.file.file_path)
+                self.tasks[path] = task
+                self.written.deleted_from.append(path)
+            self.deltas = PositionDeltas(self.metadata, self.io)
+        if self.new_rows:
+            rows, self.new_rows = self.new_rows, []
+            self.written.added.extend(
+                write_rows(self.metadata, self.io, rows, partition_id=partition_id, task_id=task_id)
+            )
+        return self.written
 
-    def _write_new_rows(self) -> list[DataFile]:
-        from frazil.table.write import write_data_files
-
-        if not self.new_rows:
-            return []
-        schema = _write_schema(self.metadata, self.lineage)
-        reader = pa.RecordBatchReader.from_batches(
-            schema, (b for t in self.new_rows for b in _conformed(t, schema).to_batches())
-        )
-        files = list(
-            write_data_files(self.metadata, self.io, reader, row_lineage=bool(self.lineage))
-        )
-        self.written.extend(files)
-        return files
+    def add_written(self, written: WrittenChanges, tasks: Mapping[str, Any]) -> None:
+        """Files written elsewhere (a Spark executor's :meth:`write`), to stage with the rest;
+        ``tasks``: the planned task of each data file their deletes apply to."""
+        self.written.extend(written)
+        for path in written.deleted_from:
+            self.tasks[path] = tasks[path]
 
     def discard(self) -> None:
         """Delete what was written (the change is not committed)."""
-        for file in self.written:
+        for path in self.written.paths():
             try:
-                self.io.delete(str(file.file_path))
+                self.io.delete(path)
             except Exception:
                 pass
-        self.written = []
+        self.written = WrittenChanges()
 
     def stage(
         self,
@@ -267,13 +352,15 @@ class ChangeSet:
         snapshot_properties: Mapping[str, str] | None,
         case_sensitive: bool,
     ) -> MergingProducer | None:
-        """Stage the change in ``txn`` as one snapshot (None: nothing changed)."""
+        """Write what is pending and stage the change in ``txn`` as one snapshot (None:
+        nothing changed)."""
         from frazil.table.snapshot.overwrite import OverwriteFiles
         from frazil.table.snapshot.row_delta import RowDelta
 
         level = isolation_level(self.metadata.properties, isolation_property)
         producer: MergingProducer | None = None
         try:
+            written = self.write()
             if self.merge_on_read:
                 delta = RowDelta(
                     self.metadata,
@@ -283,8 +370,9 @@ class ChangeSet:
                     case_sensitive=case_sensitive,
                 )
                 producer = delta
-                self.deltas.add_to(delta)
-                for file in self._write_new_rows():
+                tasks = [self.tasks[p] for p in dict.fromkeys(written.deleted_from)]
+                stage_deletes(delta, self.metadata, written.deletes, tasks)
+                for file in written.added:
                     delta.add_rows(file, owned=True)
                 if not delta.changes_anything:
                     return None
@@ -305,11 +393,11 @@ class ChangeSet:
                     isolation_property=isolation_property,
                 )
                 producer = overwrite
-                for old, files in self.rewritten:
+                for old, files in written.rewritten:
                     overwrite.delete_file(old)
                     for file in files:
                         overwrite.add_file(file, owned=True)
-                for file in self._write_new_rows():
+                for file in written.added:
                     overwrite.add_file(file, owned=True)
                 if not (overwrite.adds_files or overwrite.deletes_files):
                     return None

@@ -12,6 +12,7 @@ has a vector, such files no longer apply to it). Java's ``BaseDVFileWriter`` doe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,9 +29,10 @@ from frazil.table.write import (
 )
 
 if TYPE_CHECKING:
+    from frazil.manifest import DataFile
     from frazil.table.snapshot.row_delta import RowDelta
 
-__all__ = ["PositionDeltas"]
+__all__ = ["PositionDeltas", "stage_deletes"]
 
 
 @dataclass
@@ -69,12 +71,20 @@ class PositionDeltas:
         """The data files rows are deleted from."""
         return list(self._pending)
 
-    def add_to(self, delta: RowDelta, operation_id: str | None = None) -> None:
-        """Writes the delete files and adds them to ``delta`` (owned by it: a failed commit
-        deletes them), with the removal of the vectors and file-scoped deletes they replace
-        and the validation that their data files still exist when it commits."""
+    @property
+    def tasks(self) -> list[Any]:
+        """The planned tasks of the data files rows are deleted from."""
+        return [item.task for item in self._pending.values()]
+
+    def write(
+        self, operation_id: str | None = None, partition_id: int = 0, task_id: int = 0
+    ) -> list[tuple[int, DataFile]]:
+        """Writes the delete files (anywhere: a Spark executor too, from the tasks' Appendix C
+        JSON) and returns each with its spec id: v2 position delete files, or on v3 one
+        deletion vector per data file holding its earlier deletes too. A failed write deletes
+        what it wrote."""
         if not self._pending:
-            return
+            return []
         pending = list(self._pending.values())
         if self.metadata.format_version >= 3:
             vectors = []
@@ -85,19 +95,46 @@ class PositionDeltas:
                 for positions in item.positions:
                     index.add_positions(positions)
                 vectors.append((item.target, index))
-                for delete in item.task.delete_files:
-                    if is_file_scoped(delete):
-                        delta.remove_deletes(delete)
-            written = write_deletion_vectors(
-                self.metadata, self.io, vectors, operation_id=operation_id
-            )
-        else:
-            written = write_position_deletes(
+            return write_deletion_vectors(
                 self.metadata,
                 self.io,
-                [(item.target, pa.concat_arrays(item.positions)) for item in pending],
+                vectors,
                 operation_id=operation_id,
+                partition_id=partition_id,
+                task_id=task_id,
             )
-        for spec_id, file in written:
-            delta.add_deletes(file, spec_id, owned=True)
-        delta.validate_data_files_exist(self._pending)
+        return write_position_deletes(
+            self.metadata,
+            self.io,
+            [(item.target, pa.concat_arrays(item.positions)) for item in pending],
+            operation_id=operation_id,
+            partition_id=partition_id,
+            task_id=task_id,
+        )
+
+    def add_to(self, delta: RowDelta, operation_id: str | None = None) -> None:
+        """Writes the delete files and adds them to ``delta`` (:func:`stage_deletes`)."""
+        if not self._pending:
+            return
+        tasks = self.tasks
+        stage_deletes(delta, self.metadata, self.write(operation_id), tasks)
+
+
+def stage_deletes(
+    delta: RowDelta,
+    metadata: TableMetadata,
+    written: Sequence[tuple[int, DataFile]],
+    tasks: Sequence[Any],
+) -> None:
+    """Adds delete files written (here or elsewhere) for the data files of ``tasks`` to
+    ``delta``, owned by it (a failed commit deletes them), with, on v3, the removal of the
+    vectors and file-scoped deletes they replace, and the validation that the data files still
+    exist when it commits."""
+    if metadata.format_version >= 3:
+        for task in tasks:
+            for delete in task.delete_files:
+                if is_file_scoped(delete):
+                    delta.remove_deletes(delete)
+    for spec_id, file in written:
+        delta.add_deletes(file, spec_id, owned=True)
+    delta.validate_data_files_exist([str(t.file.file_path) for t in tasks])

@@ -171,7 +171,7 @@ def stage_update(
                 for rows, row_ids in result.new:
                     changes.insert(rows, row_ids)
             else:
-                changes.rewrite(result.task, result.rows)
+                changes.rewrite(result.task.file.file_path, result.rows)
     except BaseException:
         changes.discard()
         raise

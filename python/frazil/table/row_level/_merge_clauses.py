@@ -16,8 +16,9 @@ share, so that both decide every row alike.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -370,18 +371,23 @@ class MergeClauses:
             columns[f"{SOURCE}.{name}"] = source.column(name)
         return pa.table(columns) if columns else pa.table({"_": pa.nulls(n)})
 
-    def _choose(self, kinds: Sequence[str], rows: pa.Table, n: int) -> list[tuple[int, pa.Array]]:
+    def _choose(
+        self, kinds: Sequence[str], rows: Callable[[], pa.Table], n: int
+    ) -> list[tuple[int, pa.Array]]:
         """For each clause of ``kinds`` in order (by its index), the rows it handles (the first
-        whose condition holds)."""
+        whose condition holds); ``rows`` builds the combined rows, only when a condition needs
+        them (an upsert has none)."""
         remaining = pa.array([True] * n, pa.bool_())
         out = []
+        combined: pa.Table | None = None
         for index, clause in enumerate(self.clauses):
             if clause.kind not in kinds:
                 continue
             if clause.compiled is None:
                 hit = remaining
             else:
-                hit = pc.and_(remaining, filter_mask(clause.compiled, rows, self.combined))
+                combined = rows() if combined is None else combined
+                hit = pc.and_(remaining, filter_mask(clause.compiled, combined, self.combined))
             out.append((index, hit))
             remaining = pc.and_(remaining, pc.invert(hit))
         return out
@@ -408,8 +414,8 @@ class MergeClauses:
         updates: list[tuple[pa.Array, pa.Table, pa.Array | None]] = []
         if len(target_rows):
             matched = batch.take(target_rows)
-            combined = self._combined(matched, source)
             kinds = (MATCHED_UPDATE, MATCHED_DELETE)
+            combined = partial(self._combined, matched, source)
             for index, hit in self._choose(kinds, combined, len(target_rows)):
                 if not hit.true_count:
                     continue
@@ -436,7 +442,7 @@ class MergeClauses:
         if self.by_source:
             unmatched = pc.indices_nonzero(pc.invert(_marks(target_rows, n)))
             if len(unmatched):
-                combined = self._combined_target_only(batch.take(unmatched))
+                combined = partial(self._combined_target_only, batch.take(unmatched))
                 for index, hit in self._choose(
                     (NOT_MATCHED_BY_SOURCE_DELETE,), combined, len(unmatched)
                 ):
@@ -491,7 +497,7 @@ class MergeClauses:
         n = source.num_rows
         if not self.inserting or n == 0:
             return [], counts
-        combined = self._combined_source_only(source)
+        combined = partial(self._combined_source_only, source)
         tables = []
         for index, hit in self._choose((NOT_MATCHED_INSERT,), combined, n):
             if not hit.true_count:

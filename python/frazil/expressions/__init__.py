@@ -100,11 +100,26 @@ __all__ = [
     "Transform",
     "UnaryPredicate",
     "UnboundPredicate",
+    "as_expression",
     "bind",
     "col",
     "from_json",
     "parse",
 ]
+
+
+def as_expression(value: Expression | str, what: str = "a filter") -> Expression:
+    """``value`` as an expression: an expression as it is, a filter string parsed; anything
+    else is a FrazilTypeError naming ``what`` it was given as."""
+    if isinstance(value, str):
+        return parse(value)
+    if isinstance(value, Expression):
+        return value
+    from frazil.errors import FrazilTypeError
+
+    raise FrazilTypeError(
+        f"{what} must be a frazil expression or its text form, got {type(value).__name__}"
+    )
 
 
 def bind(expression: Expression | str, schema: Schema, case_sensitive: bool = True) -> Expression:

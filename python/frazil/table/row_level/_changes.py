@@ -55,6 +55,7 @@ __all__ = [
     "filter_mask",
     "lineage_columns",
     "rows_changed",
+    "storage_type",
     "type_kind",
     "with_lineage",
     "write_rows",
@@ -100,7 +101,7 @@ def assigned_values(
         values = source.column(name)
         if isinstance(values, pa.ChunkedArray):
             values = values.combine_chunks()
-        given, wanted = type_kind(_storage(values.type)), type_kind(_storage(arrow_type))
+        given, wanted = type_kind(storage_type(values.type)), type_kind(storage_type(arrow_type))
         if given != wanted and not (given == "integer" and wanted in ("float", "decimal")):
             # Parsing strings into numbers (or the like) is a mistake, not an assignment.
             raise InvalidValueError(
@@ -150,16 +151,17 @@ def type_kind(arrow_type: pa.DataType) -> str:
     # Nested types by the kinds of their members: Arrow's field names of list elements and map
     # entries ("item", "element", "entries") are not part of the Iceberg type.
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        return f"list<{type_kind(_storage(t.value_type))}>"
+        return f"list<{type_kind(storage_type(t.value_type))}>"
     if pa.types.is_map(t):
-        return f"map<{type_kind(_storage(t.key_type))}, {type_kind(_storage(t.item_type))}>"
+        return f"map<{type_kind(storage_type(t.key_type))}, {type_kind(storage_type(t.item_type))}>"
     if pa.types.is_struct(t):
-        members = ", ".join(f"{f.name}: {type_kind(_storage(f.type))}" for f in t)
+        members = ", ".join(f"{f.name}: {type_kind(storage_type(f.type))}" for f in t)
         return f"struct<{members}>"
     return str(t)
 
 
-def _storage(arrow_type: pa.DataType) -> pa.DataType:
+def storage_type(arrow_type: pa.DataType) -> pa.DataType:
+    """An Arrow type without its extension (conditions and casts compare storage values)."""
     return arrow_type.storage_type if isinstance(arrow_type, pa.BaseExtensionType) else arrow_type
 
 

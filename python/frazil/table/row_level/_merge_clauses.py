@@ -37,6 +37,7 @@ from frazil.table.row_level._changes import (
     filter_mask,
     lineage_columns,
     rows_changed,
+    storage_type,
     type_kind,
 )
 from frazil.types import NestedField, StructType
@@ -97,13 +98,7 @@ class Clause:
 
 
 def _expression(condition: Any) -> ex.Expression:
-    if isinstance(condition, str):
-        return ex.parse(condition)
-    if isinstance(condition, ex.Expression):
-        return condition
-    raise FrazilTypeError(
-        f"a merge condition is a filter string or expression, got {type(condition).__name__}"
-    )
+    return ex.as_expression(condition, "a merge condition")
 
 
 @dataclass
@@ -343,7 +338,7 @@ class MergeClauses:
             [_plain(target.column(c)) for c in self.names], names=self.names
         )
         source_struct = pa.StructArray.from_arrays(
-            [pa.nulls(n, _plain_type(f.type)) for f in self.source_schema],
+            [pa.nulls(n, storage_type(f.type)) for f in self.source_schema],
             names=self.source_schema.names,
             mask=pa.array([True] * n),
         )
@@ -352,7 +347,7 @@ class MergeClauses:
     def _combined_source_only(self, source: pa.Table) -> pa.Table:
         n = source.num_rows
         target_struct = pa.StructArray.from_arrays(
-            [pa.nulls(n, _plain_type(self.table_arrow.field(c).type)) for c in self.names],
+            [pa.nulls(n, storage_type(self.table_arrow.field(c).type)) for c in self.names],
             names=self.names,
             mask=pa.array([True] * n),
         )
@@ -584,10 +579,6 @@ def _plain(values: Any) -> pa.Array:
     return values
 
 
-def _plain_type(arrow_type: pa.DataType) -> pa.DataType:
-    return arrow_type.storage_type if isinstance(arrow_type, pa.BaseExtensionType) else arrow_type
-
-
 def _find(names: Sequence[str], name: str, case_sensitive: bool) -> str | None:
     if name in names:
         return name
@@ -610,7 +601,7 @@ def _source_column(names: Sequence[str], name: str, case_sensitive: bool) -> str
 def _cast(values: Any, arrow_type: pa.DataType, name: str) -> pa.Array:
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
-    target = _plain_type(arrow_type)
+    target = storage_type(arrow_type)
     if isinstance(values.type, pa.BaseExtensionType):
         values = values.storage
     if pa.types.is_dictionary(values.type):

@@ -35,13 +35,7 @@ def _filter(value: Expression | str | None) -> Expression:
 
     if value is None:
         return expressions.AlwaysTrue()
-    if isinstance(value, str):
-        return expressions.parse(value)
-    if isinstance(value, expressions.Expression):
-        return value
-    raise FrazilTypeError(
-        f"a filter must be a frazil expression or its text form, got {type(value).__name__}"
-    )
+    return expressions.as_expression(value)
 
 
 def _stage(txn: Transaction, producer: SnapshotProducer) -> None:

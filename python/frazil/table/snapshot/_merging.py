@@ -14,7 +14,7 @@ commit removes (they would dangle), and the delete files older than every live d
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -212,43 +212,47 @@ class MergingProducer(SnapshotProducer):
     def _written_new_manifests(self) -> list[Row]:
         """The manifests of the added files, one per spec, written on the first attempt."""
         if self._new_manifests is None:
-            rows = []
-            for spec_id, files in self._added.items():
-                if files:
-                    spec = spec_of(self.base, spec_id, "the added files")
-                    rows.append(
-                        write_entries(
-                            self.new_manifest_location(),
-                            new_entries(files, self.data_sequence_number),
-                            self.base,
-                            spec,
-                            self.snapshot_id,
-                            self.io,
-                        )
-                    )
-            self._new_manifests = rows
+            self._new_manifests = self._write_added(
+                self._added, self.data_sequence_number, "the added files", CONTENT_DATA
+            )
         return self._new_manifests
 
     def _written_new_delete_manifests(self) -> list[Row]:
         """The manifests of the added delete files, one per spec, written once."""
         if self._new_delete_manifests is None:
-            rows = []
-            for spec_id, files in self._added_deletes.items():
-                if files:
-                    spec = spec_of(self.base, spec_id, "the added delete files")
-                    rows.append(
-                        write_entries(
-                            self.new_manifest_location(),
-                            new_entries(files, self.delete_sequence_number),
-                            self.base,
-                            spec,
-                            self.snapshot_id,
-                            self.io,
-                            CONTENT_DELETES,
-                        )
-                    )
-            self._new_delete_manifests = rows
+            self._new_delete_manifests = self._write_added(
+                self._added_deletes,
+                self.delete_sequence_number,
+                "the added delete files",
+                CONTENT_DELETES,
+            )
         return self._new_delete_manifests
+
+    def _write_added(
+        self,
+        files_by_spec: Mapping[int, Sequence[DataFile]],
+        sequence_number: int | None,
+        what: str,
+        content: int,
+    ) -> list[Row]:
+        """One manifest of ``content`` per spec of ``files_by_spec``."""
+        rows = []
+        for spec_id, files in files_by_spec.items():
+            if files:
+                spec = spec_of(self.base, spec_id, what)
+                entries = new_entries(files, sequence_number)
+                rows.append(
+                    write_entries(
+                        self.new_manifest_location(),
+                        entries,
+                        self.base,
+                        spec,
+                        self.snapshot_id,
+                        self.io,
+                        content,
+                    )
+                )
+        return rows
 
     def _filter_manifest(
         self, staged: TableMetadata, manifest: Row

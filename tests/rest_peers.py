@@ -8,7 +8,9 @@ tests/interop/test_rest_peers.py).
   answers, stopped at the end; the server's output is kept in a log shown on failure.
 - :func:`duckdb_connection`: DuckDB with its ``avro``, ``httpfs`` and ``iceberg`` extensions
   installed from the PyPI wheels (``duckdb-extension-*``, pyproject's ``bench`` extra), offline,
-  into a throwaway extension directory.
+  into a throwaway extension directory. The iceberg extension needs httpfs for a REST catalog
+  (without it, ATTACH tries to download it: "An error occurred while trying to automatically
+  install the required extension 'httpfs'").
 - :func:`duckdb_attach`, :func:`pyiceberg_catalog`, :func:`frazil_catalog`,
   :func:`spark_rest_options`: each client's connection to a server.
 """
@@ -281,7 +283,12 @@ def duckdb_connection(extension_directory: Path) -> Any:
     from duckdb_extensions import import_extension  # type: ignore[import-untyped]
 
     extension_directory.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(config={"extension_directory": str(extension_directory)})
+    # Never from the network: every extension comes from a wheel.
+    config = {
+        "extension_directory": str(extension_directory),
+        "autoinstall_known_extensions": False,
+    }
+    con = duckdb.connect(config=config)
     for name in DUCKDB_EXTENSIONS:
         import_extension(name, con=con)
         con.sql(f"LOAD {name}")

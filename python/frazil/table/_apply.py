@@ -294,7 +294,12 @@ class _Builder:
                 existing.spec_id if existing.spec_id in self._added_spec_ids else None
             )
             return
-        spec.check_compatible(self._current_schema())
+        # A spec without fields binds to no column: it may come before the current schema is
+        # set, as in DuckDB's create (add-spec, then set-current-schema last; Java's
+        # addPartitionSpecInternal checks it against a null schema, which only an empty spec
+        # passes).
+        if spec.fields:
+            spec.check_compatible(self._current_schema())
         if self.format_version == 1:
             expected = list(
                 range(PARTITION_DATA_ID_START, PARTITION_DATA_ID_START + len(spec.fields))
@@ -367,7 +372,8 @@ class _Builder:
                 existing.order_id if existing.order_id in self._added_order_ids else None
             )
             return
-        order.check_compatible(self._current_schema())
+        if not order.is_unsorted():  # as an empty spec above: unsorted binds to no column
+            order.check_compatible(self._current_schema())
         if order.is_unsorted():
             new_id = UNSORTED_ORDER_ID
         else:

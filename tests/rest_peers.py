@@ -173,7 +173,8 @@ def serve(
     if token is not None:
         auth += ["--token", token]
     if credential is not None:
-        auth += ["--client", credential]
+        client_id, _, secret = credential.partition(":")
+        auth += ["--client-id", client_id, "--client-secret", secret]
     last: ServerFailed | None = None
     for attempt in range(3):
         port = _free_port()

@@ -21,7 +21,7 @@ from frazil.catalog.rest._http import (
     retry_after_ms,
 )
 from frazil.catalog.rest.auth import OAuth2Auth, SigV4Auth, auth_for, jwt_expiry
-from frazil.errors import ValidationError
+from frazil.errors import NotAuthorizedError, ValidationError
 from hypothesis import given
 from hypothesis import strategies as st
 from rest_stub import Answer, Seen, StubServer
@@ -245,7 +245,7 @@ def test_bad_credential_names_the_endpoint(sleeps: Sleeps) -> None:
     with StubServer(TokenServer()) as server:
         props = {"uri": server.uri, "credential": "id:wrong"}
         http = HttpClient(props, sleep=sleeps)
-        with pytest.raises(PermissionError, match="invalid_client: who"):
+        with pytest.raises(NotAuthorizedError, match="invalid_client: who"):
             auth_for(props, http)
 
 

@@ -38,10 +38,11 @@ from typing import TYPE_CHECKING, Any
 
 from frazil.catalog.rest._http import Auth, Request, Response, _bool_property, _int_property
 from frazil.errors import (
+    FrazilError,
     FrazilIOError,
     InvalidValueError,
     MissingDependencyError,
-    PermissionDeniedError,
+    NotAuthorizedError,
     ValidationError,
 )
 
@@ -135,23 +136,20 @@ class _Token:
 
 
 def _oauth_error(response: Response, endpoint: str) -> Exception:
-    """An OAuth2 error answer (RFC 6749 5.2: ``error``, ``error_description``) as frazil's."""
+    """An OAuth2 error answer (RFC 6749 5.2: ``error``, ``error_description``) as frazil's
+    (Java's ``OAuthErrorHandler``: ``invalid_client`` is NotAuthorizedError, the other codes
+    BadRequestError); an answer without that body goes by its status."""
+    from frazil.catalog.rest.protocol import OAuthError
+
+    prefix = f"OAuth2 token request to {endpoint} failed with {response.status}"
     try:
-        body = response.json()
-    except InvalidValueError:
-        body = None
-    kind = description = None
-    if isinstance(body, dict):
-        kind, description = body.get("error"), body.get("error_description")
-    detail = ": ".join(str(p) for p in (kind, description) if p) or response.body.decode(
-        "utf-8", errors="replace"
-    )
-    message = f"OAuth2 token request to {endpoint} failed with {response.status}: {detail}"
-    if kind in ("invalid_client", "unauthorized_client") or response.status in (401, 403):
-        return PermissionDeniedError(message)
-    if kind in ("invalid_request", "invalid_grant", "unsupported_grant_type", "invalid_scope"):
-        return ValidationError(message)
-    return FrazilIOError(message)
+        error = OAuthError.from_json(response.json()).to_error()
+    except FrazilError:
+        text = response.body.decode("utf-8", errors="replace").strip()[:300]
+        if response.status in (401, 403):
+            return NotAuthorizedError(f"{prefix}: {text}")
+        return FrazilIOError(f"{prefix}: {text}")
+    return type(error)(f"{prefix}: {error}")
 
 
 class OAuth2Auth(Auth):
@@ -304,7 +302,7 @@ class SigV4Auth(Auth):
             botocore_session = botocore.session.get_session()
             self._credentials = botocore_session.get_credentials()
             if self._credentials is None:
-                raise PermissionDeniedError(
+                raise NotAuthorizedError(
                     f"{SIGV4_ENABLED}=true but no AWS credentials were found: set "
                     "rest.access-key-id and rest.secret-access-key, or configure botocore's "
                     "credential chain (AWS_ACCESS_KEY_ID, ~/.aws/credentials, ...)"

@@ -71,6 +71,9 @@ class StubServer:
 
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go in separate writes: without TCP_NODELAY the body waits out
+            # the client's delayed ACK (40 ms a request).
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

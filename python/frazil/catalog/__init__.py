@@ -372,6 +372,16 @@ class Catalog(ABC):
 
     # --- commits ---------------------------------------------------------------------------
 
+    def current_metadata_location(self, identifier: IdentifierLike) -> str:
+        """The table's current metadata file, without reading it (NoSuchTableError for a
+        missing table): what a cache of metadata files, which never change once written, is
+        keyed by (the REST server's)."""
+        return self._current_metadata_location(self._table_identifier(identifier))
+
+    def read_table_metadata(self, location: str) -> TableMetadata:
+        """The table metadata in the file ``location``, read with this catalog's FileIO."""
+        return read_metadata(location, io=self._file_io())
+
     @abstractmethod
     def _current_metadata_location(self, identifier: Identifier) -> str:
         """The table's current metadata file (raises NotFoundError for a missing table)."""
@@ -457,9 +467,7 @@ class Catalog(ABC):
         """The table's current metadata and its file (``read`` reads a metadata file; the
         REST server passes its cache of immutable files)."""
         location = self._current_metadata_location(identifier)
-        if read is not None:
-            return read(location), location
-        return read_metadata(location, io=self._file_io()), location
+        return (read or self.read_table_metadata)(location), location
 
     def commit_updates(
         self,

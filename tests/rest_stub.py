@@ -131,3 +131,70 @@ class StubServer:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+class ServedApp:
+    """An ASGI application (``frazil.rest.server.app(...)``) served by uvicorn on a free
+    loopback port in a thread, for the tests' lifetime::
+
+        with ServedApp(app(catalog)) as served:
+            RestCatalog("t", uri=served.uri)
+    """
+
+    def __init__(self, application: Any) -> None:
+        import socket
+
+        import uvicorn
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        config = uvicorn.Config(
+            application, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+
+    @property
+    def uri(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> ServedApp:
+        import time
+
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
+
+
+def forward(upstream: str, seen: Seen) -> Answer:
+    """``seen`` sent on to ``upstream`` as it came (headers, raw path and body), and its
+    answer: for a proxy that injects faults in front of a real server."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(upstream)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
+    try:
+        headers = {k: v for k, v in seen.headers.items() if k.lower() not in ("host", "connection")}
+        connection.request(seen.method, seen.raw_path, body=seen.body or None, headers=headers)
+        response = connection.getresponse()
+        body = response.read()
+        kept = {
+            k: v
+            for k, v in response.getheaders()
+            if k.lower()
+            not in ("content-length", "connection", "transfer-encoding", "date", "server")
+            and k.lower() != "content-type"
+        }
+        return Answer(response.status, body, kept)
+    finally:
+        connection.close()

@@ -61,6 +61,7 @@ from frazil.catalog.rest._http import (
 from frazil.catalog.rest._views import ViewOperations
 from frazil.catalog.rest.auth import AUTH_KEYS, auth_for
 from frazil.errors import (
+    AlreadyExistsError,
     CommitFailedError,
     CommitStateUnknownError,
     FrazilError,
@@ -635,9 +636,10 @@ class RestCatalog(ViewOperations, Catalog):
                 table=ident[-1],
                 body=request.to_json(),
             )
-        except CommitFailedError as error:
+        except (CommitFailedError, AlreadyExistsError) as error:
             if creating:
-                # assert-create failed: the name was taken meanwhile (not retryable).
+                # assert-create failed (Java answers CommitFailedException, frazil's server
+                # AlreadyExistsException): the name was taken meanwhile, not retryable.
                 raise TableAlreadyExistsError(
                     f"cannot create table {_name(ident)!r}: {error}"
                 ) from None

@@ -17,7 +17,7 @@ import re
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -165,6 +165,11 @@ class Catalog(ABC):
 
     def _file_io(self, properties: Mapping[str, str] | None = None) -> FileIO:
         return FileIO({**self.properties, **(properties or {})})
+
+    def _plan_files(self, scan: Any) -> Iterator[Any] | None:
+        """The tasks whose rows a read of ``scan`` returns, when this catalog plans scans
+        itself (a REST catalog's server-side planning); None: the scan plans locally."""
+        return None
 
     # --- namespaces ------------------------------------------------------------------------
 

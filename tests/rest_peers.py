@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -61,6 +62,12 @@ class Server:
     def oauth_uri(self) -> str:
         """The server's OAuth2 token endpoint (REST spec ``/v1/oauth/tokens``)."""
         return f"{self.uri}/v1/oauth/tokens"
+
+    def commit_statuses(self, table_path: str) -> list[int]:
+        """The statuses the server answered to commits of the table at ``table_path``
+        (``/v1/namespaces/<ns>/tables/<name>``), read from its access log (uvicorn's)."""
+        pattern = re.compile(rf'"POST {re.escape(table_path)} HTTP/1\.1" (\d{{3}})')
+        return [int(m.group(1)) for m in pattern.finditer(self.log.read_text(errors="replace"))]
 
     def output(self) -> str:
         """What the server printed so far (its last 6,000 characters)."""
@@ -351,8 +358,10 @@ def pyiceberg_write(
     uri: str, token: str | None, tables: Sequence[str], writer: int, commits: int
 ) -> WriterReport:
     """``commits`` appends of one row each through pyiceberg, commit ``i`` to
-    ``tables[(i + writer) % len(tables)]``. pyiceberg does not retry a lost race itself (its
-    CommitFailedException is the server's 409): reload the table and append again."""
+    ``tables[(i + writer) % len(tables)]``. pyiceberg 0.12 retries a lost race (the server's
+    409) itself, per the table's commit.retry.* properties; should it give up
+    (CommitFailedException), the table is reloaded and the append made again, counted in
+    ``conflicts``."""
     from pyiceberg.catalog.rest import RestCatalog
     from pyiceberg.exceptions import CommitFailedException
 

@@ -420,6 +420,69 @@ def frazil_write(
     return WriterReport(writer, "frazil", snapshot_ids, 0, [])
 
 
+def verify_concurrent_writes(
+    server: Server,
+    catalog: Any,
+    tables: Sequence[str],
+    writers: Sequence[int],
+    reports: dict[int, WriterReport],
+    commits: int,
+) -> str:
+    """Checks that every commit of ``writers`` (``commits`` each, commit ``i`` of writer ``w``
+    to ``tables[(i + w) % len(tables)]``) landed exactly once: per table one snapshot per
+    commit, each the child of the one before, sequence numbers 1..n, exactly the written rows;
+    the snapshots ``reports`` name are those; the server answered each table's commits 200
+    exactly once per commit and 409 for every lost race (nothing else, and some races were
+    lost), the pyiceberg writers saw those 409s and went on. Returns a one-line summary."""
+    per_table = len(writers) * commits // len(tables)
+    committed = [s for r in reports.values() for s in r.snapshot_ids]
+    assert len(set(committed)) == len(committed), "two commits reported one snapshot"
+    landed: list[int] = []
+    for name in tables:
+        table = catalog.load_table(name)
+        snapshots = table.snapshots()
+        assert len(snapshots) == per_table
+        by_id = {s.snapshot_id: s for s in snapshots}
+        head = table.current_snapshot()
+        chain = []
+        while head is not None:
+            chain.append(head.snapshot_id)
+            head = by_id.get(head.parent_snapshot_id) if head.parent_snapshot_id else None
+        assert len(chain) == per_table, "a snapshot is not on the current lineage"
+        assert sorted(s.sequence_number for s in snapshots) == list(range(1, per_table + 1))
+        landed += chain
+        got = sorted(table.scan().to_arrow().to_pylist(), key=lambda r: r["id"])
+        expected = [
+            writer_row(w, c)
+            for w in sorted(writers)
+            for c in range(commits)
+            if tables[(c + w) % len(tables)] == name
+        ]
+        assert got == expected
+    assert set(committed) <= set(landed)
+    if len(reports) == len(writers):
+        assert sorted(landed) == sorted(committed)
+
+    lost = 0
+    for name in tables:
+        namespace, table_name = name.split(".")
+        statuses = server.commit_statuses(f"/v1/namespaces/{namespace}/tables/{table_name}")
+        assert statuses.count(200) == per_table
+        assert set(statuses) == {200, 409}
+        lost += statuses.count(409)
+    by_client: dict[str, int] = {}
+    for report in reports.values():
+        if report.client == "pyiceberg":
+            assert report.statuses.count(200) == commits
+            assert set(report.statuses) <= {200, 409}
+            by_client["pyiceberg"] = by_client.get("pyiceberg", 0) + report.statuses.count(409)
+    others = lost - sum(by_client.values())
+    return (
+        f"{len(writers)} writers x {commits} commits: {lost} lost races answered 409 and "
+        f"retried ({by_client.get('pyiceberg', 0)} by pyiceberg, {others} by the others)"
+    )
+
+
 WRITERS = {"pyiceberg": pyiceberg_write, "frazil": frazil_write}
 
 

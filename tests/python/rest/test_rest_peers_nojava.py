@@ -400,7 +400,13 @@ def test_eight_concurrent_writers(server: Server) -> None:
     frazil client threads in this process, frazil client processes and pyiceberg processes.
     Every commit lands exactly once (one snapshot and one row each, parents chained), and the
     lost races were 409 answers that the writers retried."""
-    from rest_peers import RETRY_PROPERTIES, WRITER_SCHEMA_FIELDS, WriterReport, frazil_write
+    from rest_peers import (
+        RETRY_PROPERTIES,
+        WRITER_SCHEMA_FIELDS,
+        WriterReport,
+        frazil_write,
+        verify_concurrent_writes,
+    )
 
     namespace = f"conc_{uuid.uuid4().hex[:8]}"
     fz = frazil_catalog(server)
@@ -441,51 +447,5 @@ def test_eight_concurrent_writers(server: Server) -> None:
     elapsed = time.monotonic() - started
     sys.stderr.write(f"\n[rest-peers] 8 writers x {COMMITS} commits in {elapsed:.1f}s\n")
 
-    committed = [s for r in reports.values() for s in r.snapshot_ids]
-    assert len(committed) == 8 * COMMITS
-    assert len(set(committed)) == len(committed), "two commits reported one snapshot"
-    landed: list[int] = []
-    for name in tables:
-        table = fz.load_table(name)
-        snapshots = table.snapshots()
-        # Each commit is one snapshot, each the child of the one before (none lost).
-        assert len(snapshots) == 4 * COMMITS
-        by_id = {s.snapshot_id: s for s in snapshots}
-        head = table.current_snapshot()
-        chain = []
-        while head is not None:
-            chain.append(head.snapshot_id)
-            head = by_id.get(head.parent_snapshot_id) if head.parent_snapshot_id else None
-        assert len(chain) == 4 * COMMITS
-        assert sorted(s.sequence_number for s in snapshots) == list(range(1, 4 * COMMITS + 1))
-        landed += chain
-        got = table.scan().to_arrow().to_pylist()
-        expected = [
-            {"id": w * 1000 + c, "writer": w, "commit": c}
-            for w in plan
-            for c in range(COMMITS)
-            if tables[(c + w) % 2] == name
-        ]
-        assert sorted(got, key=lambda r: r["id"]) == expected
-    assert sorted(landed) == sorted(committed)
-
-    # The server answered each commit 200 once per landed commit, and every lost race 409
-    # (nothing else); the writers retried those (pyiceberg and frazil each per the tables'
-    # commit.retry.*), so they reached 25 commits each all the same.
-    lost = 0
-    for name in tables:
-        namespace_part, table_part = name.split(".")
-        statuses = server.commit_statuses(f"/v1/namespaces/{namespace_part}/tables/{table_part}")
-        assert statuses.count(200) == 4 * COMMITS
-        assert set(statuses) == {200, 409}
-        lost += statuses.count(409)
-    pyiceberg_lost = 0
-    for report in reports.values():
-        if report.client == "pyiceberg":
-            assert report.statuses.count(200) == COMMITS
-            assert set(report.statuses) <= {200, 409}
-            pyiceberg_lost += report.statuses.count(409)
-    sys.stderr.write(
-        f"[rest-peers] {lost} races lost (409) and retried: {pyiceberg_lost} by pyiceberg, "
-        f"{lost - pyiceberg_lost} by frazil\n"
-    )
+    summary = verify_concurrent_writes(server, fz, tables, list(plan), reports, COMMITS)
+    sys.stderr.write(f"[rest-peers] {summary}\n")

@@ -276,7 +276,13 @@ class _Builder:
         self.changed = True
 
     def _current_schema(self) -> Schema:
-        current = next((s for s in self.schemas if s.schema_id == self.current_schema_id), None)
+        schema_id = self.current_schema_id
+        if schema_id < 0:
+            # Built from empty, before set-current-schema: Java's builder starts at
+            # currentSchemaId 0 (an unset int), so a spec or sort order added first binds to
+            # schema 0. DuckDB's create sends set-current-schema last, after add-spec.
+            schema_id = 0
+        current = next((s for s in self.schemas if s.schema_id == schema_id), None)
         if current is None:
             # Only metadata built from empty has none: its updates must set one first.
             raise InvalidUpdateError(
@@ -294,12 +300,7 @@ class _Builder:
                 existing.spec_id if existing.spec_id in self._added_spec_ids else None
             )
             return
-        # A spec without fields binds to no column: it may come before the current schema is
-        # set, as in DuckDB's create (add-spec, then set-current-schema last; Java's
-        # addPartitionSpecInternal checks it against a null schema, which only an empty spec
-        # passes).
-        if spec.fields:
-            spec.check_compatible(self._current_schema())
+        spec.check_compatible(self._current_schema())
         if self.format_version == 1:
             expected = list(
                 range(PARTITION_DATA_ID_START, PARTITION_DATA_ID_START + len(spec.fields))
@@ -372,8 +373,7 @@ class _Builder:
                 existing.order_id if existing.order_id in self._added_order_ids else None
             )
             return
-        if not order.is_unsorted():  # as an empty spec above: unsorted binds to no column
-            order.check_compatible(self._current_schema())
+        order.check_compatible(self._current_schema())
         if order.is_unsorted():
             new_id = UNSORTED_ORDER_ID
         else:

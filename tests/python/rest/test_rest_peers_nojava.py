@@ -449,3 +449,104 @@ def test_eight_concurrent_writers(server: Server) -> None:
 
     summary = verify_concurrent_writes(server, fz, tables, list(plan), reports, COMMITS)
     sys.stderr.write(f"[rest-peers] {summary}\n")
+
+
+def test_duckdb_partitioned_and_typed_tables(server: Server, namespace: str, duck: Any) -> None:
+    """DuckDB creates a table partitioned by day and bucket, and one of the other types it
+    writes (uuid, time, binary, timestamp without zone, struct, list, map), and on a v3 table
+    timestamp_ns; frazil and pyiceberg read its values; frazil appends and DuckDB reads."""
+    import uuid as uuid_module
+
+    duck.sql(f"CREATE SCHEMA c.{namespace}")
+    duck.sql(
+        f"CREATE TABLE c.{namespace}.p (id BIGINT, ts TIMESTAMPTZ, cat VARCHAR) "
+        "PARTITIONED BY (day(ts), bucket(4, id))"
+    )
+    duck.sql(
+        f"INSERT INTO c.{namespace}.p VALUES (1, TIMESTAMPTZ '2024-01-01 10:00:00+00', 'a'), "
+        "(2, TIMESTAMPTZ '2024-01-02 10:00:00+00', 'b'), "
+        "(3, TIMESTAMPTZ '2024-01-02 11:00:00+00', 'c')"
+    )
+    fz = frazil_catalog(server)
+    partitioned = fz.load_table(f"{namespace}.p")
+    assert [(f.transform, f.source_id) for f in partitioned.spec().fields] == [
+        ("day", 2),
+        ("bucket[4]", 1),
+    ]
+    # DuckDB's partition values are Java's: frazil prunes the other day's file.
+    scan = partitioned.scan(row_filter="ts >= '2024-01-02T00:00:00+00:00'")
+    assert sorted(r["id"] for r in scan.to_arrow().to_pylist()) == [2, 3]
+    assert len(list(scan.plan_files())) < len(list(partitioned.scan().plan_files()))
+
+    duck.sql(
+        f"CREATE TABLE c.{namespace}.typed (id BIGINT, u UUID, t TIME, b BLOB, ts TIMESTAMP, "
+        "s STRUCT(a INTEGER, b VARCHAR), l INTEGER[], m MAP(VARCHAR, INTEGER))"
+    )
+    duck.sql(
+        f"INSERT INTO c.{namespace}.typed VALUES (1, '6f0b7cbe-9a45-4a16-9b1a-2a8a8d5a0c11', "
+        "TIME '12:34:56.789', '\\xAA\\xBB'::BLOB, TIMESTAMP '2024-01-01 01:02:03.456789', "
+        "{'a': 1, 'b': 'x'}, [1, 2], MAP {'k': 1})"
+    )
+    expected = {
+        "id": 1,
+        "u": uuid_module.UUID("6f0b7cbe-9a45-4a16-9b1a-2a8a8d5a0c11"),
+        "t": dt.time(12, 34, 56, 789000),
+        "b": b"\xaa\xbb",
+        "ts": dt.datetime(2024, 1, 1, 1, 2, 3, 456789),
+        "s": {"a": 1, "b": "x"},
+        "l": [1, 2],
+        "m": [("k", 1)],
+    }
+    typed = fz.load_table(f"{namespace}.typed")
+    kinds = [type(f.field_type).__name__ for f in typed.schema().fields]
+    assert kinds == [
+        "LongType",
+        "UUIDType",
+        "TimeType",
+        "BinaryType",
+        "TimestampType",
+        "StructType",
+        "ListType",
+        "MapType",
+    ]
+    assert typed.scan().to_arrow().to_pylist() == [expected]
+    py_rows = pyiceberg_catalog(server).load_table(f"{namespace}.typed").scan().to_arrow()
+    assert py_rows.to_pylist() == [expected]
+
+    # frazil appends the same types; DuckDB reads them.
+    second = {**expected, "id": 2, "u": uuid_module.UUID(int=7), "l": [], "m": []}
+    typed.append(pa.Table.from_pylist([second], schema=typed.scan().to_arrow().schema))
+    got = duck.sql(f"SELECT id, u, l, s.b AS sb FROM c.{namespace}.typed ORDER BY id").fetchall()
+    assert got == [(1, expected["u"], [1, 2], "x"), (2, uuid_module.UUID(int=7), [], "x")]
+
+    duck.sql(
+        f"CREATE TABLE c.{namespace}.ns (id BIGINT, t TIMESTAMP_NS) WITH ('format-version' = '3')"
+    )
+    duck.sql(
+        f"INSERT INTO c.{namespace}.ns VALUES (1, TIMESTAMP_NS '2024-01-01 00:00:00.123456789')"
+    )
+    nanos = fz.load_table(f"{namespace}.ns")
+    assert nanos.metadata.format_version == 3
+    (value,) = nanos.scan().to_arrow().column("t").cast(pa.int64()).to_pylist()
+    assert value == 1704067200_123456789
+
+
+def test_what_duckdb_cannot_write(server: Server, namespace: str, duck: Any) -> None:
+    """What DuckDB 1.5.5's iceberg extension refuses or fails at, with its errors: types with
+    no Iceberg equivalent (its own check), timestamp_ns on a v2 table (the server's 400, as the
+    spec says: v3 only), and on a local warehouse a table created and written in one
+    transaction (CREATE TABLE AS, or CREATE and INSERT before COMMIT): DuckDB writes its
+    manifest into the staged table's metadata/ directory, which no one has created yet."""
+    duck.sql(f"CREATE SCHEMA c.{namespace}")
+    with pytest.raises(Exception, match="Column type TINYINT is not a valid Iceberg Type"):
+        duck.sql(f"CREATE TABLE c.{namespace}.small (i TINYINT)")
+    with pytest.raises(Exception, match="timestamp_ns, which needs format version 3"):
+        duck.sql(f"CREATE TABLE c.{namespace}.ns (t TIMESTAMP_NS)")
+    with pytest.raises(Exception, match=r"Cannot open file .*/metadata/.*-m0\.avro"):
+        duck.sql(f"CREATE TABLE c.{namespace}.ctas AS SELECT range AS id FROM range(3)")
+    assert not frazil_catalog(server).table_exists(f"{namespace}.ctas")
+    # Created first, then written: fine.
+    duck.sql(f"CREATE TABLE c.{namespace}.ctas (id BIGINT)")
+    duck.sql(f"INSERT INTO c.{namespace}.ctas SELECT range FROM range(3)")
+    got = frazil_catalog(server).load_table(f"{namespace}.ctas").scan().to_arrow()
+    assert sorted(got.column("id").to_pylist()) == [0, 1, 2]

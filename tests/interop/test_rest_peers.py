@@ -301,3 +301,65 @@ def test_eight_writers_with_spark(spark: Any, rest: str, server: Server) -> None
         rows = spark.sql(f"SELECT writer, count(*) AS n FROM {rest}.{name} GROUP BY writer")
         counts = {r.writer: r.n for r in rows.collect()}
         assert counts == {w: (COMMITS + (tables.index(name) + w + 1) % 2) // 2 for w in plan}
+
+
+def test_spark_evolves_partitions_and_deletes_others_read(
+    spark: Any, rest: str, server: Server, namespace: str, duck: Any
+) -> None:
+    """Java evolves the partition spec and deletes and updates rows merge-on-read (position
+    delete files); frazil, pyiceberg and DuckDB read what Java left. DuckDB deletes from a
+    table Java partitioned once, and Java reads DuckDB's delete; on the evolved table DuckDB's
+    DELETE fails (its own error: it builds one partition struct of every spec's fields by name,
+    and a field kept across specs is there twice)."""
+    spark.sql(f"CREATE NAMESPACE {rest}.{namespace}")
+    table = f"{rest}.{namespace}.t"
+    properties = (
+        "TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read', "
+        "'write.update.mode'='merge-on-read')"
+    )
+    create = (
+        "(id BIGINT, name STRING, amount DECIMAL(10, 2), day DATE, ts TIMESTAMP) USING iceberg "
+        f"PARTITIONED BY (bucket(4, id)) {properties}"
+    )
+    spark.sql(f"CREATE TABLE {table} {create}")
+    _spark_insert(spark, table, range(0, 10), "s")
+    spark.sql(f"ALTER TABLE {table} ADD PARTITION FIELD days(ts)")
+    _spark_insert(spark, table, range(10, 20), "s")
+    spark.sql(f"DELETE FROM {table} WHERE id % 3 = 0")
+    spark.sql(f"UPDATE {table} SET name = 'updated' WHERE id = 4")
+    expected = [
+        (r[0], "updated" if r[0] == 4 else r[1], *r[2:])
+        for r in _spark_expected(range(20), "s")
+        if r[0] % 3 != 0
+    ]
+    assert spark_rows(spark, f"SELECT * FROM {table}", COLUMNS) == expected
+
+    fz = frazil_catalog(server).load_table(f"{namespace}.t")
+    assert [[f.transform for f in s.fields] for s in fz.specs().values()] == [
+        ["bucket[4]"],
+        ["bucket[4]", "day"],
+    ]
+    assert any(t.delete_files for t in fz.scan().plan_files())
+    assert canon(fz.scan().to_arrow(), COLUMNS) == expected
+    py_table = pyiceberg_catalog(server).load_table(f"{namespace}.t")
+    assert canon(py_table.scan().to_arrow(), COLUMNS) == expected
+    got = duck.sql(f"SELECT * FROM c.{namespace}.t").to_arrow_table()
+    assert canon(got, COLUMNS) == expected
+    with pytest.raises(Exception, match='duplicate name "id_bucket" in struct'):
+        duck.sql(f"DELETE FROM c.{namespace}.t WHERE id = 5")
+    assert spark_rows(spark, f"SELECT * FROM {table}", COLUMNS) == expected
+
+    once = f"{rest}.{namespace}.once"
+    spark.sql(f"CREATE TABLE {once} {create}")
+    _spark_insert(spark, once, range(0, 10), "s")
+    spark.sql(f"DELETE FROM {once} WHERE id = 0")
+    duck.sql(f"DELETE FROM c.{namespace}.once WHERE id IN (5, 6)")
+    duck.sql(f"UPDATE c.{namespace}.once SET name = 'duck' WHERE id = 7")
+    expected = [
+        (r[0], "duck" if r[0] == 7 else r[1], *r[2:])
+        for r in _spark_expected(range(10), "s")
+        if r[0] not in (0, 5, 6)
+    ]
+    assert spark_rows(spark, f"SELECT * FROM {once}", COLUMNS) == expected
+    reread = frazil_catalog(server).load_table(f"{namespace}.once")
+    assert canon(reread.scan().to_arrow(), COLUMNS) == expected

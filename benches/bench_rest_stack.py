@@ -150,9 +150,7 @@ def main(seconds: int) -> None:
             _wait(port)
             for name, path in ROUTES.items():
                 _wrk(f"http://127.0.0.1:{port}{path}", 2)  # warm up
-                results.setdefault(kind, {})[name] = _wrk(
-                    f"http://127.0.0.1:{port}{path}", seconds
-                )
+                results.setdefault(kind, {})[name] = _wrk(f"http://127.0.0.1:{port}{path}", seconds)
         finally:
             server.terminate()
             server.wait(10)

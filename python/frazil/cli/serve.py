@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 from frazil.errors import ValidationError
@@ -50,6 +51,15 @@ def _run(catalog: Catalog, args: argparse.Namespace, out: Output) -> int:
             f"refusing to serve {args.host} without authentication: give --token or OAuth2 "
             "clients (--client-id/--client-secret, --clients), or --no-auth"
         )
+    auth = "bearer token" if token else ""
+    if clients:
+        auth += (" and " if auth else "") + f"{len(clients)} OAuth2 client(s)"
+    url = f"http://{args.host}:{args.port}"
+    out.value(
+        {"catalog": catalog.name, "url": url, "auth": bool(token or clients)},
+        f"serving catalog {catalog.name!r} at {url} ({'auth: ' + auth if auth else 'no auth'})",
+    )
+    sys.stdout.flush()
     serve(
         catalog,
         args.host,

@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-from frazil.catalog import Catalog  # noqa: E402
-from frazil.catalog.sql import SqlCatalog  # noqa: E402
-from frazil.rest.server import app  # noqa: E402
-from rest_helpers import TestClient, make_catalog  # noqa: E402
+from frazil.catalog import Catalog
+from frazil.catalog.sql import SqlCatalog
+from frazil.rest.server import app
+from rest_helpers import TestClient, make_catalog
 
 
 @pytest.fixture(params=["sqlite", "filesystem"])

@@ -462,3 +462,25 @@ def test_unknown_routes_and_methods(client: TestClient) -> None:
     response = client.put("/v1/namespaces")
     error_of(response, 405)
     assert response.headers["allow"] == "GET, POST"
+
+
+def test_deeply_nested_input_is_400(catalog: Catalog, client: TestClient) -> None:
+    _ns(client, "db")
+    depth = 5000  # written as text: Python's own json cannot write it either
+    element = '{"type": "list", "element-id": 9, "element-required": false, "element": '
+    deep = element * depth + '"long"' + "}" * depth
+    body = (
+        '{"name": "deep", "schema": {"type": "struct", "fields": [{"id": 1, "name": "x", '
+        f'"required": false, "type": {deep}}}]}}}}'
+    )
+    response = client.post(T, content=body.encode(), headers={"Content-Type": "application/json"})
+    error_of(response, 400)
+    assert client.get(T).status_code == 200
+
+
+def test_register_outside_the_warehouse_is_refused(
+    catalog: Catalog, client: TestClient, tmp_path: Path
+) -> None:
+    _ns(client, "db")
+    body = {"name": "r", "metadata-location": str(tmp_path / "elsewhere" / "v1.metadata.json")}
+    assert "outside" in error_of(client.post("/v1/namespaces/db/register", json=body), 400)

@@ -103,11 +103,13 @@ class Response:
 class TransportError(FrazilIOError):
     """A request that got no HTTP answer: ``stage`` is NOT_SENT when the connection could
     not be made (the server never saw the request), SENT when it was lost or timed out after
-    the request went out (the server may have acted on it)."""
+    the request went out (the server may have acted on it). ``retryable`` is False when
+    sending the request again cannot help (a TLS alert)."""
 
-    def __init__(self, message: str, stage: str) -> None:
+    def __init__(self, message: str, stage: str, *, retryable: bool = True) -> None:
         super().__init__(message)
         self.stage = stage
+        self.retryable = retryable
 
 
 def _excerpt(body: bytes, limit: int = 300) -> str:
@@ -295,6 +297,7 @@ class HttpClient:
                 if (
                     request.method in READ_METHODS
                     and error.stage == SENT
+                    and error.retryable
                     and attempt <= self.retry.max_retries
                 ):
                     self._sleep(self.retry.backoff_ms(attempt) / 1000)
@@ -325,18 +328,37 @@ class HttpClient:
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as error:
             # No connection was made (refused, unreachable, TLS handshake): never sent.
             raise TransportError(f"{where}: could not connect ({error!r})", NOT_SENT) from None
-        except httpx.TimeoutException as error:
-            raise TransportError(
-                f"{where}: no answer within {self._socket_s:g} s "
-                f"(rest.client.socket-timeout-ms; {error!r})",
-                SENT,
-            ) from None
         except httpx.TransportError as error:
+            if _tls_failure(error):
+                # A TLS alert (a client certificate refused: TLS 1.3 reports it after the
+                # client's side of the handshake). Asking again cannot help; whether a request
+                # got through is left open, as for any connection lost after sending.
+                raise TransportError(
+                    f"{where}: TLS failed ({error!r})", SENT, retryable=False
+                ) from None
+            if isinstance(error, httpx.TimeoutException):
+                raise TransportError(
+                    f"{where}: no answer within {self._socket_s:g} s "
+                    f"(rest.client.socket-timeout-ms; {error!r})",
+                    SENT,
+                ) from None
             raise TransportError(f"{where}: lost the connection ({error!r})", SENT) from None
         except httpx.HTTPError as error:
             raise TransportError(f"{where}: {error!r}", SENT) from None
         headers = {k.lower(): v for k, v in answer.headers.items()}
         return Response(request, answer.status_code, headers, answer.content)
+
+
+def _tls_failure(error: BaseException) -> bool:
+    """Whether ``error`` came from a TLS alert or handshake failure (its cause chain)."""
+    seen: BaseException | None = error
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLError) or (seen.args and isinstance(seen.args[0], ssl.SSLError)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _tls_context(properties: Mapping[str, str]) -> ssl.SSLContext | bool:

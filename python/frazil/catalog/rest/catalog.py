@@ -219,7 +219,9 @@ class RestCatalog(ViewOperations, Catalog):
             response = http.request("GET", uri + p.CONFIG, params=params)
         except TransportError as error:
             raise TransportError(
-                f"cannot reach the REST catalog {self.name!r}: {error}", error.stage
+                f"cannot reach the REST catalog {self.name!r}: {error}",
+                error.stage,
+                retryable=error.retryable,
             ) from None
         if not response.ok:
             raise _error(response, "default", f"REST catalog {self.name!r}: {what}")

@@ -39,6 +39,10 @@ A :class:`JavaRestServer` (the interface other tests rely on; keep it stable):
   ``clear_requests()``.
 - ``stderr()``: the server's log so far; ``stop()``.
 
+Every answer with a LoadTableResult (create, register, load, commit) has an ``ETag`` header;
+``loadTable`` answers 304 to a matching ``If-None-Match``. Requests are served four at a time;
+catalog writes one at a time (so a multi-table commit is atomic for other requests).
+
 Path variables are decoded as Java decodes them (``RESTUtil.decodeNamespace``: levels joined
 by ``%1F``, each URL-decoded with ``URLDecoder``, so ``+`` is a space: send ``%2B``).
 

@@ -14,6 +14,7 @@ import urllib.error
 import urllib.parse
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -228,6 +229,51 @@ def test_create_load_commit_and_conflict(java_rest_server: JavaRestServer) -> No
     final = server.request("GET", _table_path(ns, "events")).json()["metadata"]
     assert [f["name"] for f in final["schemas"][-1]["fields"]] == ["id", "data", "extra"]
     assert final["properties"]["owner"] == "frazil"
+
+
+def test_etag_and_not_modified(java_rest_server: JavaRestServer) -> None:
+    server = java_rest_server
+    ns = _fresh_namespace(server)
+    created = server.request(
+        "POST", f"/v1/namespaces/{_q(ns)}/tables", {"name": "t", "schema": SCHEMA}
+    )
+    etag = created.headers["etag"]
+    assert etag.startswith('"') and etag.endswith('"') and len(etag) > 2
+    loaded = server.request("GET", _table_path(ns, "t"))
+    assert loaded.headers["etag"] == etag
+    same = server.request("GET", _table_path(ns, "t"), headers={"If-None-Match": etag})
+    assert same.status == 304 and same.body == b"" and same.headers["etag"] == etag
+    other = server.request("GET", _table_path(ns, "t"), headers={"If-None-Match": '"x"'})
+    assert other.status == 200
+
+    table_uuid = created.json()["metadata"]["table-uuid"]
+    committed = _set_properties(server, ns, "t", table_uuid, k="v")
+    assert committed.headers["etag"] not in ("", etag)
+    after = server.request("GET", _table_path(ns, "t"), headers={"If-None-Match": etag})
+    assert after.status == 200 and after.headers["etag"] == committed.headers["etag"]
+    assert after.json()["metadata"]["properties"]["k"] == "v"
+
+
+def test_concurrent_commits_one_wins(java_rest_server: JavaRestServer) -> None:
+    """Writers racing from one base: exactly one commit lands, the others get 409 (no SQLite
+    busy errors, no lost update)."""
+    server = java_rest_server
+    ns = _fresh_namespace(server)
+    _create_table(server, ns, "race")
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(
+            pool.map(
+                lambda i: server.request("POST", _table_path(ns, "race"), _add_column(f"c{i}", 3)),
+                range(6),
+            )
+        )
+    statuses = sorted(a.status for a in answers)
+    assert statuses == [200, 409, 409, 409, 409, 409], [a.body[:300] for a in answers]
+    [winner] = [a for a in answers if a.status == 200]
+    column = winner.json()["metadata"]["schemas"][-1]["fields"][-1]["name"]
+    final = server.request("GET", _table_path(ns, "race")).json()["metadata"]
+    assert final["schemas"][-1]["fields"][-1]["name"] == column
+    assert len(final["schemas"]) == 2
 
 
 def test_missing_things_are_404(java_rest_server: JavaRestServer) -> None:
@@ -617,7 +663,12 @@ def test_pyiceberg_with_oauth_credentials(
     from pyiceberg.exceptions import NoSuchTableError
 
     server = java_rest_server_factory(token="tok-42", oauth_client="client:secret")
-    catalog = RestCatalog("reference", uri=server.uri, credential="client:secret")
+    catalog = RestCatalog(
+        "reference",
+        uri=server.uri,
+        credential="client:secret",
+        **{"oauth2-server-uri": server.url("/v1/oauth/tokens")},
+    )
     catalog.create_namespace("secured")
     with pytest.raises(NoSuchTableError):
         catalog.load_table("secured.nope")

@@ -7,6 +7,12 @@
  * so the route table, the error model and the transaction commit are written here, after the
  * OpenAPI and the behaviour of those classes.
  *
+ * Beyond what those classes do, as the OpenAPI asks: bodiless answers are 204 (not 200); a
+ * create or register in a namespace that does not exist is 404 (JdbcCatalog alone would create
+ * the table); a malformed body is 400; every LoadTableResult carries an ETag and loadTable
+ * answers 304 to a matching If-None-Match; routes of other operations are 400 "No route".
+ * Not served: scan planning (plan, tasks), and loadTable's snapshots=refs (all are returned).
+ *
  * Usage: java -cp <classes>:<jars> org.frazil.interop.rest.ReferenceRestServer
  *          --warehouse DIR --catalog-db FILE [--catalog-name NAME] [--prefix P]
  *          [--token T] [--oauth-client ID:SECRET]
@@ -35,6 +41,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -91,6 +99,7 @@ import org.apache.iceberg.rest.requests.UpdateTableRequest;
 import org.apache.iceberg.rest.responses.ConfigResponse;
 import org.apache.iceberg.rest.responses.ErrorResponse;
 import org.apache.iceberg.rest.responses.ImmutableLoadCredentialsResponse;
+import org.apache.iceberg.rest.responses.LoadTableResponse;
 import org.apache.iceberg.rest.responses.OAuthTokenResponse;
 import org.apache.iceberg.shaded.com.fasterxml.jackson.annotation.JsonAutoDetect;
 import org.apache.iceberg.shaded.com.fasterxml.jackson.annotation.PropertyAccessor;
@@ -206,12 +215,19 @@ public final class ReferenceRestServer {
     final Map<String, String> vars;
     final Map<String, String> query;
     final byte[] body;
+    final String ifNoneMatch;
 
-    Call(Route route, Map<String, String> vars, Map<String, String> query, byte[] body) {
+    Call(
+        Route route,
+        Map<String, String> vars,
+        Map<String, String> query,
+        byte[] body,
+        String ifNoneMatch) {
       this.route = route;
       this.vars = vars;
       this.query = query;
       this.body = body;
+      this.ifNoneMatch = ifNoneMatch;
     }
 
     /** The body as the route's request class, validated (400 when malformed). */
@@ -452,7 +468,19 @@ public final class ReferenceRestServer {
         "loadTable",
         "GET",
         ResourcePaths.V1_TABLE,
-        call -> CatalogHandlers.loadTable(catalog, call.ident("table")));
+        call -> {
+          LoadTableResponse response = CatalogHandlers.loadTable(catalog, call.ident("table"));
+          // OpenAPI loadTable: 304 Not Modified when If-None-Match names the current ETag.
+          String etag = etag(response);
+          if (call.ifNoneMatch != null && etag != null) {
+            for (String tag : call.ifNoneMatch.split(",")) {
+              if (tag.trim().equals(etag) || tag.trim().equals("*")) {
+                return new Answer(304, null, etag);
+              }
+            }
+          }
+          return response;
+        });
     route(
         "updateTable",
         "POST",
@@ -642,10 +670,39 @@ public final class ReferenceRestServer {
   static final class Answer {
     final int status;
     final Object body;
+    final String etag;
 
     Answer(int status, Object body) {
+      this(status, body, null);
+    }
+
+    Answer(int status, Object body, String etag) {
       this.status = status;
       this.body = body;
+      this.etag = etag;
+    }
+  }
+
+  /**
+   * The ETag of a table's metadata (OpenAPI: "Identifies a unique version of the table
+   * metadata"), sent with every LoadTableResult: a hash of its metadata file's location, which
+   * every commit changes. None for a staged create, which has no metadata file yet.
+   */
+  static String etag(LoadTableResponse response) {
+    String location = response.metadataLocation();
+    if (location == null) {
+      return null;
+    }
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(location.getBytes(StandardCharsets.UTF_8));
+      StringBuilder hex = new StringBuilder("\"");
+      for (int i = 0; i < 16; i++) {
+        hex.append(String.format("%02x", digest[i]));
+      }
+      return hex.append('"').toString();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 
@@ -757,7 +814,13 @@ public final class ReferenceRestServer {
           throw new BadRequestException("No route for request: %s %s", method, rawPath);
         }
         authorize(route, exchange.getRequestHeaders().getFirst("Authorization"));
-        Call call = new Call(route, vars, parseQuery(rawQuery), body);
+        Call call =
+            new Call(
+                route,
+                vars,
+                parseQuery(rawQuery),
+                body,
+                exchange.getRequestHeaders().getFirst("If-None-Match"));
         result = run(call, method);
       } catch (Exception e) {
         result = errorAnswer(e);
@@ -821,8 +884,14 @@ public final class ReferenceRestServer {
   }
 
   private int answer(HttpExchange exchange, String method, Object result) throws IOException {
+    if (result instanceof LoadTableResponse) {
+      result = new Answer(200, result, etag((LoadTableResponse) result));
+    }
     if (result instanceof Answer) {
       Answer a = (Answer) result;
+      if (a.etag != null) {
+        exchange.getResponseHeaders().set("ETag", a.etag);
+      }
       return send(exchange, method, a.status, a.body);
     }
     // Routes without a response body answer 204 (OpenAPI: dropTable, renameTable, ...).

@@ -40,14 +40,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from frazil.errors import FrazilIOError, InvalidValueError, ValidationError
+from frazil.errors import FrazilIOError, InvalidValueError, LostConnectionError, ValidationError
 
 __all__ = [
-    "NOT_SENT",
     "HttpClient",
     "Request",
     "Response",
-    "TransportError",
     "header_properties",
 ]
 
@@ -55,11 +53,6 @@ USER_AGENT = "frazil"
 READ_METHODS = frozenset({"GET", "HEAD"})
 _READ_RETRY_CODES = frozenset({408, 429, 500, 502, 503, 504})
 _MAX_BACKOFF_MS = 64_000
-
-# How far a lost request got: NOT_SENT when the connection could not be made (the server
-# never saw it), else the server may have acted on it.
-NOT_SENT = "not-sent"
-SENT = "sent"
 
 
 @dataclass
@@ -100,15 +93,15 @@ class Response:
         return 200 <= self.status < 300
 
 
-class TransportError(FrazilIOError):
-    """A request that got no HTTP answer: ``stage`` is NOT_SENT when the connection could
-    not be made (the server never saw the request), SENT when it was lost or timed out after
-    the request went out (the server may have acted on it). ``retryable`` is False when
-    sending the request again cannot help (a TLS alert)."""
+class _NoAnswer(Exception):
+    """Private control flow of :meth:`HttpClient._send`: a request that got no HTTP answer,
+    with the public error it becomes (FrazilIOError when the connection could not be made and
+    the server never saw the request; LostConnectionError when it went out and the server may
+    have acted on it) and whether sending it again can help (not after a TLS alert)."""
 
-    def __init__(self, message: str, stage: str, *, retryable: bool = True) -> None:
-        super().__init__(message)
-        self.stage = stage
+    def __init__(self, error: FrazilIOError, retryable: bool = True) -> None:
+        super().__init__(str(error))
+        self.error = error
         self.retryable = retryable
 
 
@@ -259,8 +252,9 @@ class HttpClient:
         authenticate: bool = True,
     ) -> Response:
         """Send ``method url`` and return the answer, whatever its status (the caller maps
-        errors), retried as the module docs say. Raises :class:`TransportError` when no
-        answer came."""
+        errors), retried as the module docs say. When no answer came: FrazilIOError if the
+        request never reached the server (no connection), LostConnectionError if it went out
+        (the server may have acted on it)."""
         method = method.upper()
         if params:
             url = f"{url}?{urlencode(dict(params))}"
@@ -290,19 +284,19 @@ class HttpClient:
         while True:
             try:
                 response = self._send(request)
-            except TransportError as error:
+            except _NoAnswer as lost:
                 attempt += 1
                 # A read whose answer was lost is asked again; a connection that could not be
                 # made is not (Java's rule: the server is down, waiting rarely helps).
                 if (
                     request.method in READ_METHODS
-                    and error.stage == SENT
-                    and error.retryable
+                    and isinstance(lost.error, LostConnectionError)
+                    and lost.retryable
                     and attempt <= self.retry.max_retries
                 ):
                     self._sleep(self.retry.backoff_ms(attempt) / 1000)
                     continue
-                raise
+                raise lost.error from None
             retry_after = response.headers.get("retry-after")
             if (
                 RetryPolicy.retryable(request.method, response.status, retry_after)
@@ -327,24 +321,27 @@ class HttpClient:
             )
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as error:
             # No connection was made (refused, unreachable, TLS handshake): never sent.
-            raise TransportError(f"{where}: could not connect ({error!r})", NOT_SENT) from None
+            raise _NoAnswer(FrazilIOError(f"{where}: could not connect ({error!r})")) from None
         except httpx.TransportError as error:
             if _tls_failure(error):
                 # A TLS alert (a client certificate refused: TLS 1.3 reports it after the
                 # client's side of the handshake). Asking again cannot help; whether a request
                 # got through is left open, as for any connection lost after sending.
-                raise TransportError(
-                    f"{where}: TLS failed ({error!r})", SENT, retryable=False
+                raise _NoAnswer(
+                    LostConnectionError(f"{where}: TLS failed ({error!r})"), retryable=False
                 ) from None
             if isinstance(error, httpx.TimeoutException):
-                raise TransportError(
-                    f"{where}: no answer within {self._socket_s:g} s "
-                    f"(rest.client.socket-timeout-ms; {error!r})",
-                    SENT,
+                raise _NoAnswer(
+                    LostConnectionError(
+                        f"{where}: no answer within {self._socket_s:g} s "
+                        f"(rest.client.socket-timeout-ms; {error!r})"
+                    )
                 ) from None
-            raise TransportError(f"{where}: lost the connection ({error!r})", SENT) from None
+            raise _NoAnswer(
+                LostConnectionError(f"{where}: lost the connection ({error!r})")
+            ) from None
         except httpx.HTTPError as error:
-            raise TransportError(f"{where}: {error!r}", SENT) from None
+            raise _NoAnswer(LostConnectionError(f"{where}: {error!r}")) from None
         headers = {k.lower(): v for k, v in answer.headers.items()}
         return Response(request, answer.status_code, headers, answer.content)
 

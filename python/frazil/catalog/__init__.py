@@ -490,7 +490,8 @@ class Catalog(ABC):
             return self._create_by_updates(ident, requirements, updates)
         if retries < 0:
             raise ValidationError(f"commit retries must be at least 0, got {retries}")
-        for attempt in range(retries + 1):
+        attempt = 0
+        while True:  # until it lands, or the last attempt raises
             base, location = self._read_current(ident, read)
             validate_requirements(requirements, base)
             try:
@@ -499,7 +500,7 @@ class Catalog(ABC):
                 if attempt == retries:
                     raise
             retry_wait(attempt)
-        raise AssertionError("unreachable")  # pragma: no cover
+            attempt += 1
 
     def _create_by_updates(
         self,

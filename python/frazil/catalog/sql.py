@@ -507,6 +507,8 @@ class SqlCatalog(Catalog):
         at the commit). A requirement that fails is CommitFailedError and nothing changes; a
         pointer that moved meanwhile rolls the whole transaction back, and it is tried again
         from the reads, up to ``retries`` times. Tables are not created in a transaction."""
+        if retries < 0:
+            raise ValidationError(f"commit retries must be at least 0, got {retries}")
         if len(changes) == 1:
             return super().commit_transaction(changes, read=read, retries=retries)
         idents = [self._table_identifier(c.identifier) for c in changes]
@@ -519,7 +521,8 @@ class SqlCatalog(Catalog):
                 raise UnsupportedOperationError(
                     f"cannot create table {_name(ident)} in a multi-table transaction"
                 )
-        for attempt in range(retries + 1):
+        attempt = 0
+        while True:  # until it lands, or the last attempt raises
             staged = self._stage_transaction(idents, changes, read)
             try:
                 self._swap_all(staged)
@@ -531,6 +534,7 @@ class SqlCatalog(Catalog):
                 if attempt == retries:
                     raise
                 retry_wait(attempt)
+                attempt += 1
                 continue
             out = []
             for _, base, base_location, new_metadata, new_location in staged:
@@ -541,7 +545,6 @@ class SqlCatalog(Catalog):
                 self._delete_removed_metadata_files(base, new_metadata)
                 out.append(CommitTableResponse(new_metadata, new_location))
             return out
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def _stage_transaction(
         self,
@@ -743,7 +746,8 @@ class SqlCatalog(Catalog):
         race (``change`` returning its argument commits nothing)."""
         if retries < 0:
             raise ValidationError(f"view commit retries must be at least 0, got {retries}")
-        for attempt in range(retries + 1):
+        attempt = 0
+        while True:  # until it lands, or the last attempt raises
             view = self.load_view(ident)
             new_metadata = change(view.metadata)
             if new_metadata is view.metadata:
@@ -756,9 +760,9 @@ class SqlCatalog(Catalog):
                 if attempt == retries:
                     raise
                 retry_wait(attempt)
+                attempt += 1
                 continue
             return self.load_view(ident)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def drop_view(self, identifier: IdentifierLike) -> None:
         ident = self._table_identifier(identifier, "view")

@@ -1,9 +1,18 @@
 """The ASGI application of ``frazil serve``: Starlette's request and response on uvicorn.
 
-Web stack, chosen by measurement (issue 25; 2 cores, uvicorn with httptools, one process,
-the figures in the commit that chose it): Starlette with this module's router over the raw
-path, against FastAPI on the same handlers. FastAPI's per-route dependency and validation
-layer buys nothing here, where every body is parsed by frazil's protocol models anyway.
+Web stack, chosen by measurement (benches/bench_rest_stack.py: wrk, 16 connections, one
+uvicorn process, 2 cores shared with wrk; requests/second of GET /v1/config and of loading a
+table of 20 snapshots from the SQLite catalog):
+
+    this module on Starlette, uvicorn + httptools + uvloop   15.8k   2.0k
+    the same, uvicorn's pure-Python h11 + asyncio             5.2k   1.7k
+    Starlette's own Router + run_in_threadpool               10.5k   1.9k
+    FastAPI, the same handlers as its routes                  7.5k   1.5k
+
+FastAPI's per-route dependency and validation layer costs a third of the load-table rate and
+half the config rate, and buys nothing here, where every body is parsed by frazil's protocol
+models anyway; uvicorn's C parser and loop triple the cheap routes. A load-table request is
+mostly the catalog's pointer lookup (~120 us on SQLite) and the thread hop.
 
 Routing matches the *raw* path (``scope["raw_path"]``), segment by segment, so a name holding
 ``%2F`` stays one segment and is refused as a name (400) rather than routed elsewhere. Each
@@ -129,6 +138,10 @@ class RestApp:
         where = f"{method} {scope.get('path', '')}"
         try:
             reply = await self._serve(Request(scope, receive), scope, method)
+        except RecursionError:
+            # Input nested deeper than the parsers follow (a schema type thousands deep).
+            too_deep = BadRequestError("the request is nested too deeply to be read")
+            reply = error_reply(too_deep, where, debug=self.debug)
         except Exception as error:
             reply = error_reply(error, where, debug=self.debug)
         headers = dict(reply.headers)

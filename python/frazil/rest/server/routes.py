@@ -351,6 +351,7 @@ class Service:
         ns = _namespace(call)
         request = p.RegisterTableRequest.from_json(p.read_json(call.body, "register request"))
         ident = _ident(ns, request.name)
+        self.check_location(request.metadata_location, "registered metadata file")
         if request.overwrite:
             raise UnsupportedOperationError(
                 "register with overwrite is not supported: drop the table first"

@@ -6,7 +6,7 @@ The server runs in its own process (the stdlib's threaded HTTP/1.1 server answer
 JSON body, keep-alive) so that the figures are the client's: wall time per call and the
 client process's CPU time per call. Each contender makes ``--calls`` GETs on one keep-alive
 connection per round, in interleaved rounds (the order rotated each round); the figures are
-min and median over rounds. ``frazil`` is frazil's own HttpClient (requests inside, plus its
+min and median over rounds. ``frazil`` is frazil's own HttpClient (httpx inside, plus its
 retry and header handling).
 
     python benches/bench_rest_http.py [--calls 2000] [--rounds 7]
@@ -87,7 +87,7 @@ def contenders() -> list[Timed]:
         Timed("requests", with_requests),
         Timed("httpx", with_httpx),
         Timed("urllib3", with_urllib3),
-        Timed("frazil HttpClient (requests)", with_frazil),
+        Timed("frazil HttpClient (httpx)", with_frazil),
     ]
 
 

@@ -63,8 +63,10 @@ def error(code: int, kind: str, message: str, **headers: str) -> Answer:
 class StubServer:
     """A threaded HTTP/1.1 server on 127.0.0.1 answering with ``handler`` (module docs)."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, tls: Any = None) -> None:
+        """``tls``: an ``ssl.SSLContext`` to serve HTTPS with."""
         self.handler = handler
+        self._tls = tls
         self.requests: list[Seen] = []
         self._lock = threading.Lock()
         stub = self
@@ -112,6 +114,8 @@ class StubServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
+        if tls is not None:
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
@@ -119,7 +123,7 @@ class StubServer:
     @property
     def uri(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{'https' if self._tls is not None else 'http'}://{host}:{port}"
 
     def paths(self, method: str | None = None) -> list[str]:
         return [r.path for r in self.requests if method is None or r.method == method]

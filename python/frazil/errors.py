@@ -166,9 +166,9 @@ class AlreadyExistsError(FrazilIOError, FileExistsError):
 
 
 class LostConnectionError(FrazilIOError, ConnectionError):
-    """A catalog's database stopped answering after a statement was sent, so whether the
-    statement took effect is unknown; the message names the database. (A commit that loses its
-    connection raises :class:`CommitStateUnknownError` instead.)"""
+    """A catalog's database or REST server stopped answering after a statement or request was
+    sent, so whether it took effect is unknown; the message names the database or the request.
+    (A commit that loses its connection raises :class:`CommitStateUnknownError` instead.)"""
 
 
 # --- catalogs -------------------------------------------------------------------------------

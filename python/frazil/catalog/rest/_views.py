@@ -195,7 +195,8 @@ class ViewOperations:
             raise ValidationError(f"replace_view retries must be at least 0, got {retries}")
         ident = self._ident(identifier, "view")
         texts = {dialect: sql} if isinstance(sql, str) else dict(sql)
-        for attempt in range(retries + 1):
+        attempt = 0
+        while True:
             view = self.load_view(ident)
             change = ReplaceView(
                 view.metadata,
@@ -214,8 +215,8 @@ class ViewOperations:
             except CommitFailedError:
                 if attempt == retries:
                     raise
-                time.sleep(0.05 * 2**attempt)
-        raise AssertionError("unreachable")  # pragma: no cover
+            time.sleep(0.05 * 2**attempt)
+            attempt += 1
 
     def drop_view(self, identifier: IdentifierLike) -> None:
         ident = self._ident(identifier, "view")

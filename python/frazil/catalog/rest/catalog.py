@@ -50,10 +50,8 @@ from frazil.catalog import (
 from frazil.catalog._common import PropertiesUpdateSummary
 from frazil.catalog.rest import protocol as p
 from frazil.catalog.rest._http import (
-    SENT,
     HttpClient,
     Response,
-    TransportError,
     _bool_property,
     _int_property,
     header_properties,
@@ -65,8 +63,10 @@ from frazil.errors import (
     CommitFailedError,
     CommitStateUnknownError,
     FrazilError,
+    FrazilIOError,
     InvalidMetadataError,
     InvalidValueError,
+    LostConnectionError,
     NotFoundError,
     TableAlreadyExistsError,
     UnsupportedOperationError,
@@ -217,10 +217,8 @@ class RestCatalog(ViewOperations, Catalog):
         what = f"GET {uri}{p.CONFIG}"
         try:
             response = http.request("GET", uri + p.CONFIG, params=params)
-        except TransportError as error:
-            raise TransportError(
-                f"cannot reach the REST catalog {self.name!r}: {error}", error.stage
-            ) from None
+        except FrazilIOError as error:
+            raise type(error)(f"cannot reach the REST catalog {self.name!r}: {error}") from None
         if not response.ok:
             raise _error(response, "default", f"REST catalog {self.name!r}: {what}")
         return _parse(response, p.ConfigResponse.from_json, what)
@@ -257,8 +255,8 @@ class RestCatalog(ViewOperations, Catalog):
             response = self._http.request(
                 endpoint.method, url, params=params, json_body=body, headers=headers
             )
-        except TransportError as error:
-            if context in ("commit", "view-commit") and error.stage == SENT:
+        except LostConnectionError as error:
+            if context in ("commit", "view-commit"):
                 raise CommitStateUnknownError(
                     f"{what}: no answer from the REST catalog ({error}); the commit may or may "
                     "not have landed: refresh to find out (its files are kept)"

@@ -117,7 +117,7 @@ def _environment(root: Path, warehouse: Path, catalog_db: Path) -> dict[str, str
     empty_config = root / "frazil.yaml"
     empty_config.write_text("")
     env["FRAZIL_CONFIG"] = str(empty_config)
-    env[f"FRAZIL_CATALOG__{SERVED.upper()}__TYPE"] = "sql"
+    # No TYPE: a sqlite:// uri makes it a SQL catalog (as the README's example).
     env[f"FRAZIL_CATALOG__{SERVED.upper()}__URI"] = f"sqlite:///{catalog_db}"
     env[f"FRAZIL_CATALOG__{SERVED.upper()}__WAREHOUSE"] = str(warehouse)
     # The server's own Python must find this checkout's frazil as the tests do.

@@ -35,6 +35,8 @@ a timeout or a connection lost after the request went out is
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -100,6 +102,8 @@ _CATALOG_SECRETS = frozenset({"credential", "token"})
 # Where a new table's metadata is built locally only to check and number its schema, spec and
 # order: the server decides the location.
 _PLACEHOLDER_LOCATION = "/frazil-rest-placeholder"
+# Tables whose last load result is kept for conditional loads (If-None-Match).
+_ETAG_CACHE_SIZE = 16
 
 
 def creation_updates(metadata: TableMetadata) -> list[TableUpdate]:
@@ -195,6 +199,8 @@ class RestCatalog(ViewOperations, Catalog):
         headers = {k.lower(): v for k, v in header_properties(merged).items()}
         self._delegation = headers.get(ACCESS_DELEGATION.lower(), "vended-credentials")
         self._report_metrics = _bool_property(merged, METRICS_REPORTING_ENABLED, True)
+        self._etags: OrderedDict[Identifier, tuple[str, p.LoadTableResult]] = OrderedDict()
+        self._etag_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"RestCatalog({self.name!r}, {self.uri!r})"
@@ -246,9 +252,11 @@ class RestCatalog(ViewOperations, Catalog):
         params: Mapping[str, str] | None = None,
         body: Any = None,
         headers: Mapping[str, str] | None = None,
+        not_modified_ok: bool = False,
     ) -> Response:
         """``endpoint`` called for ``what`` (an operation and its object, for messages); a
-        non-2xx answer raises the error its ErrorModel maps to in ``context``."""
+        non-2xx answer raises the error its ErrorModel maps to in ``context`` (a 304 is
+        returned when ``not_modified_ok``: the caller sent ``If-None-Match``)."""
         self._check_endpoint(endpoint, what)
         url = self._url(endpoint.path, namespace=namespace, table=table, view=view, plan_id=plan_id)
         try:
@@ -262,7 +270,7 @@ class RestCatalog(ViewOperations, Catalog):
                     "not have landed: refresh to find out (its files are kept)"
                 ) from None
             raise
-        if not response.ok:
+        if not response.ok and not (not_modified_ok and response.status == 304):
             raise _error(response, context, what)
         return response
 
@@ -404,7 +412,15 @@ class RestCatalog(ViewOperations, Catalog):
         )
 
     def _load(self, ident: Identifier) -> p.LoadTableResult:
+        """The table's load result. The last one of each recently loaded table is kept with its
+        ``ETag`` and sent as ``If-None-Match``: a 304 (spec: loadTable) reuses it, so a refresh
+        of an unchanged table moves no metadata."""
         what = f"load table {_name(ident)!r}"
+        headers = {ACCESS_DELEGATION: self._delegation}
+        with self._etag_lock:
+            cached = self._etags.get(ident)
+        if cached is not None:
+            headers["If-None-Match"] = cached[0]
         response = self._call(
             p.LOAD_TABLE,
             what,
@@ -412,9 +428,21 @@ class RestCatalog(ViewOperations, Catalog):
             namespace=ident[:-1],
             table=ident[-1],
             params={"snapshots": "all"},
-            headers={ACCESS_DELEGATION: self._delegation},
+            headers=headers,
+            not_modified_ok=cached is not None,
         )
-        return _parse(response, p.LoadTableResult.from_json, what)
+        if response.status == 304:
+            assert cached is not None
+            return cached[1]
+        result = _parse(response, p.LoadTableResult.from_json, what)
+        etag = response.headers.get("etag")
+        with self._etag_lock:
+            self._etags.pop(ident, None)
+            if etag and result.metadata_location is not None:
+                self._etags[ident] = (etag, result)
+                while len(self._etags) > _ETAG_CACHE_SIZE:
+                    self._etags.popitem(last=False)
+        return result
 
     def load_table(self, identifier: IdentifierLike) -> Table:
         ident = self._ident(identifier)

@@ -122,8 +122,6 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
         http.auth = auth_for(client_props, http)
         config = self._fetch_config(http, client_props)
         merged = {**config.defaults, **client_props, **config.overrides}
-        if raw_warehouse is None and "warehouse" in merged:
-            merged["warehouse"] = str(merged["warehouse"])
         self.properties = merged
         self._config = config
         self.uri = merged.get("uri") or uri
@@ -131,9 +129,13 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
         # The catalog's client is configured by the merged properties (a server's headers,
         # timeouts); the token of the config call is kept unless the auth settings changed.
         final = HttpClient(merged)
-        if all(merged.get(k) == client_props.get(k) for k in AUTH_KEYS):
+        # The config call's client stays only to renew the token it fetched.
+        self._token_http: HttpClient | None = None
+        if all(merged.get(k) == client_props.get(k) for k in (*AUTH_KEYS, "uri")):
             final.auth = http.auth
+            self._token_http = http
         else:
+            http.close()
             final.auth = auth_for(merged, final)
         self._http = final
         if config.endpoints:
@@ -163,6 +165,8 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
     def close(self) -> None:
         """Close the HTTP connections (the catalog can no longer be used)."""
         self._http.close()
+        if self._token_http is not None:
+            self._token_http.close()
 
     def __enter__(self) -> RestCatalog:
         return self

@@ -8,8 +8,9 @@ Fixtures (tests/interop/conftest.py imports them):
 
 - ``java_rest_server`` (session): one server without authentication, shared by the session's
   tests (give each test its own namespace).
-- ``java_rest_server_factory`` (session): ``factory(token=..., oauth_client=..., prefix=...)``
-  starts another server (a JVM start, about a second) and stops it at the session's end.
+- ``java_rest_server_factory`` (session): ``factory(token=..., oauth_client=..., prefix=...,
+  config_defaults=..., config_overrides=..., table_config=...)`` starts another server (a JVM
+  start, about a second) and stops it at the session's end.
 
 A :class:`JavaRestServer` (the interface other tests rely on; keep it stable):
 
@@ -320,8 +321,14 @@ def start_server(
     oauth_client: str | None = None,
     prefix: str | None = None,
     catalog_name: str = "reference",
+    config_defaults: Mapping[str, str] | None = None,
+    config_overrides: Mapping[str, str] | None = None,
+    table_config: Mapping[str, str] | None = None,
 ) -> JavaRestServer:
-    """Start a server on a fresh warehouse and catalog under ``root``; returns once it serves."""
+    """Start a server on a fresh warehouse and catalog under ``root``; returns once it serves.
+
+    ``config_defaults`` and ``config_overrides`` join ``/v1/config``'s ``defaults`` and
+    ``overrides``; ``table_config`` is the ``config`` of every LoadTableResult."""
     if oauth_client is not None and token is None:
         raise ValueError("oauth_client needs a token to issue")
     root.mkdir(parents=True, exist_ok=True)
@@ -333,6 +340,13 @@ def start_server(
     for option, value in (("token", token), ("oauth-client", oauth_client), ("prefix", prefix)):
         if value is not None:
             command += [f"--{option}", value]
+    for option, mapping in (
+        ("config-defaults", config_defaults),
+        ("config-overrides", config_overrides),
+        ("table-config", table_config),
+    ):
+        if mapping:
+            command += [f"--{option}", json.dumps(dict(mapping))]
     out_path, err_path = root / "server.out", root / "server.err"
     started = time.monotonic()
     with out_path.open("wb") as out, err_path.open("wb") as err:
@@ -365,14 +379,16 @@ def start_server(
 
 
 @pytest.fixture(scope="session")
-def java_rest_classpath(request: pytest.FixtureRequest) -> list[Path]:
+def java_rest_classpath(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> list[Path]:
     """The server's class path: its compiled classes (cached by source hash), then its jars."""
     jars = runtime_jars()
     cache = getattr(request.config, "cache", None)
     if cache is not None:
         folder = Path(cache.mkdir("rest-java"))
     else:  # -p no:cacheprovider: compile for this session only
-        folder = Path(tempfile.mkdtemp(prefix="frazil-rest-java-"))
+        folder = tmp_path_factory.mktemp("rest-java-classes")
     classes, seconds = compile_server(folder, jars)
     if seconds:
         sys.stderr.write(f"\n[interop] javac ReferenceRestServer.java: {seconds:.1f}s\n")
@@ -385,8 +401,9 @@ def java_rest_server_factory(
     tmp_path_factory: pytest.TempPathFactory,
     request: pytest.FixtureRequest,
 ) -> Iterator[Callable[..., JavaRestServer]]:
-    """``factory(token=None, oauth_client=None, prefix=None, catalog_name="reference")`` starts
-    a server (stopped at the session's end)."""
+    """``factory(token=None, oauth_client=None, prefix=None, catalog_name="reference",
+    config_defaults=None, config_overrides=None, table_config=None)`` starts a server (stopped
+    at the session's end); see :func:`start_server`."""
     started: list[JavaRestServer] = []
     classes, jars = java_rest_classpath[0], java_rest_classpath[1:]
 

@@ -592,12 +592,27 @@ def test_bearer_token_and_oauth(
     assert refused.status == 401 and refused.json()["error"] == "invalid_client"
 
 
-def test_prefix(java_rest_server_factory: Callable[..., JavaRestServer]) -> None:
-    server = java_rest_server_factory(prefix="wh 1")
-    assert server.request("GET", "/v1/config").json()["overrides"] == {"prefix": "wh 1"}
+def test_prefix_and_configuration(
+    java_rest_server_factory: Callable[..., JavaRestServer],
+) -> None:
+    server = java_rest_server_factory(
+        prefix="wh 1",
+        config_defaults={"clients": "3"},
+        config_overrides={"cache-enabled": "false"},
+        table_config={"io.hint": "local"},
+    )
+    config = server.request("GET", "/v1/config").json()
+    assert config["defaults"] == {"clients": "3"}
+    assert config["overrides"] == {"cache-enabled": "false", "prefix": "wh 1"}
     answer = server.request("POST", "/v1/wh%201/namespaces", {"namespace": ["p"]})
     assert answer.status == 200, answer.body
     assert server.request("GET", "/v1/wh+1/namespaces").json()["namespaces"] == [["p"]]
+    created = server.request(
+        "POST", "/v1/wh+1/namespaces/p/tables", {"name": "t", "schema": SCHEMA}
+    )
+    assert created.json()["config"] == {"io.hint": "local"}
+    loaded = server.request("GET", "/v1/wh+1/namespaces/p/tables/t")
+    assert loaded.json()["config"] == {"io.hint": "local"}
     _error(server.request("GET", "/v1/namespaces"), 400, "BadRequestException")
 
 

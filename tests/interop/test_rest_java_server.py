@@ -691,3 +691,33 @@ def test_pyiceberg_with_oauth_credentials(
     assert operations[0] == "getToken"
     authorized = [r for r in server.requests() if r["operation"] != "getToken"]
     assert authorized and all(r["headers"]["authorization"] == "Bearer tok-42" for r in authorized)
+
+
+def test_spark_with_javas_rest_client(spark: Any, java_rest_server: JavaRestServer) -> None:
+    """Iceberg Java's own REST client (RESTCatalog in Spark) against the server, and pyiceberg
+    reading what Spark wrote through it: two clients agree on what the server serves."""
+    from pyiceberg.catalog.rest import RestCatalog
+
+    server = java_rest_server
+    name = f"rest{uuid.uuid4().hex[:6]}"
+    spark.conf.set(f"spark.sql.catalog.{name}", "org.apache.iceberg.spark.SparkCatalog")
+    spark.conf.set(f"spark.sql.catalog.{name}.type", "rest")
+    spark.conf.set(f"spark.sql.catalog.{name}.uri", server.uri)
+    spark.conf.set(f"spark.sql.catalog.{name}.cache-enabled", "false")
+    ns = f"sp_{uuid.uuid4().hex[:8]}"
+    spark.sql(f"CREATE NAMESPACE {name}.{ns}")
+    spark.sql(f"CREATE TABLE {name}.{ns}.t (id BIGINT, s STRING) USING iceberg")
+    spark.sql(f"INSERT INTO {name}.{ns}.t VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"ALTER TABLE {name}.{ns}.t SET TBLPROPERTIES ('by'='spark')")
+    spark.sql(f"INSERT INTO {name}.{ns}.t VALUES (3, 'c')")
+    rows = [tuple(r) for r in spark.sql(f"SELECT * FROM {name}.{ns}.t ORDER BY id").collect()]
+    assert rows == [(1, "a"), (2, "b"), (3, "c")]
+    operations = {r["operation"] for r in server.requests()}
+    assert {"getConfig", "createNamespace", "createTable", "updateTable", "loadTable"} <= operations
+
+    table = RestCatalog("reference", uri=server.uri).load_table(f"{ns}.t")
+    assert table.properties["by"] == "spark"
+    got = table.scan().to_arrow().sort_by("id").to_pylist()
+    assert got == [{"id": 1, "s": "a"}, {"id": 2, "s": "b"}, {"id": 3, "s": "c"}]
+    spark.sql(f"DROP TABLE {name}.{ns}.t PURGE")
+    assert server.request("HEAD", _table_path(ns, "t")).status == 404

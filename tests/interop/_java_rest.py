@@ -8,6 +8,8 @@ Fixtures (tests/interop/conftest.py imports them):
 
 - ``java_rest_server`` (session): one server without authentication, shared by the session's
   tests (give each test its own namespace).
+- ``java_rest`` (per test): that server with no faults and an empty request log when the test
+  starts, and its faults cleared when it ends.
 - ``java_rest_server_factory`` (session): ``factory(token=..., oauth_client=..., prefix=...,
   config_defaults=..., config_overrides=..., table_config=...)`` starts another server (a JVM
   start, about a second) and stops it at the session's end.
@@ -35,9 +37,9 @@ A :class:`JavaRestServer` (the interface other tests rely on; keep it stable):
   status=503)``; ``when="after"`` runs the request and then answers the error (a commit whose
   answer was lost); ``status=0`` closes the connection unanswered. ``operation`` is the
   OpenAPI operationId. ``clear_faults()``.
-- ``requests()``: every ``/v1`` request received (``operation``, ``method``, ``path`` (raw),
-  ``query`` (raw), ``headers`` (lower-case names), ``body`` (text), ``status``), oldest first;
-  ``clear_requests()``.
+- ``requests()``: the ``/v1`` requests received (the last 10000), oldest first: ``operation``,
+  ``method``, ``path`` (raw), ``query`` (raw), ``headers`` (lower-case names), ``body`` (text),
+  ``status`` (0 for a dropped connection); ``clear_requests()``.
 - ``stderr()``: the server's log so far; ``stop()``.
 
 Every answer with a LoadTableResult (create, register, load, commit) has an ``ETag`` header;
@@ -431,3 +433,12 @@ def java_rest_server_factory(
 def java_rest_server(java_rest_server_factory: Callable[..., JavaRestServer]) -> JavaRestServer:
     """The session's reference REST catalog server, without authentication."""
     return java_rest_server_factory()
+
+
+@pytest.fixture
+def java_rest(java_rest_server: JavaRestServer) -> Iterator[JavaRestServer]:
+    """The session's server with no faults and an empty request log for this test."""
+    java_rest_server.clear_faults()
+    java_rest_server.clear_requests()
+    yield java_rest_server
+    java_rest_server.clear_faults()

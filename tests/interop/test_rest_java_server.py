@@ -530,11 +530,12 @@ def test_metrics_and_credentials(java_rest_server: JavaRestServer) -> None:
     )
 
 
-def test_faults_and_request_log(java_rest_server: JavaRestServer) -> None:
-    server = java_rest_server
+def test_faults_and_request_log(java_rest: JavaRestServer) -> None:
+    server = java_rest
     ns = _fresh_namespace(server)
     created = _create_table(server, ns, "t")
     path = _table_path(ns, "t")
+    assert [r["operation"] for r in server.requests()] == ["createNamespace", "createTable"]
     try:
         server.add_fault(operation="loadTable", path=f"/{ns}/tables/t$", status=503)
         _error(server.request("GET", path), 503, "ServiceUnavailableException")
@@ -562,6 +563,9 @@ def test_faults_and_request_log(java_rest_server: JavaRestServer) -> None:
     finally:
         server.clear_faults()
     assert server.faults() == []
+    answered = [(r["operation"], r["status"]) for r in server.requests()]
+    assert ("loadTable", 503) in answered and ("updateTable", 502) in answered
+    assert ("loadTable", 0) in answered  # the dropped connection
 
     server.clear_requests()
     server.request("GET", path, headers={"X-Probe": "1"})

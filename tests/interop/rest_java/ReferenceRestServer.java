@@ -31,7 +31,7 @@
  *                          "delay-ms"?} -> {"id": n}
  *   GET /_test/faults, DELETE /_test/faults (clear)
  *   GET /_test/requests   {"requests": [{"operation", "method", "path", "query", "headers",
- *                          "body", "status"}...]} (every /v1 request, oldest first)
+ *                          "body", "status"}...]} (the last 10000 /v1 requests, oldest first)
  *   DELETE /_test/requests (clear)
  */
 package org.frazil.interop.rest;
@@ -368,6 +368,7 @@ public final class ReferenceRestServer {
   private final List<Fault> faults = new ArrayList<>();
   private int nextFaultId = 1;
   private final List<ObjectNode> requestLog = new ArrayList<>();
+  private static final int MAX_LOGGED = 10000;
 
   ReferenceRestServer(JdbcCatalog catalog, Map<String, String> options) throws IOException {
     this.catalog = catalog;
@@ -1024,6 +1025,9 @@ public final class ReferenceRestServer {
     node.putNull("status");
     synchronized (requestLog) {
       requestLog.add(node);
+      if (requestLog.size() > MAX_LOGGED) {
+        requestLog.remove(0); // a long session keeps its latest requests
+      }
     }
     return node;
   }

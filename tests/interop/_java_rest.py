@@ -31,12 +31,14 @@ A :class:`JavaRestServer` (the interface other tests rely on; keep it stable):
   none). Error bodies are the OpenAPI's IcebergErrorResponse: ``{"error": {"message", "type",
   "code", "stack"}}``, ``type`` being the Java exception's simple name (NoSuchTableException
   404, AlreadyExistsException and CommitFailedException 409, IllegalArgumentException and
-  ValidationException 400, NotAuthorizedException 401, ...).
+  ValidationException 400, NotAuthorizedException 401, UnsupportedOperationException 406 (an
+  unknown update action, as in Java), NamespaceNotEmptyException 409, others 500). ``url(path)``
+  is ``uri + path``.
 - ``add_fault(**spec) -> int``: the next matching request(s) get an error instead (fields as in
   the Java header, ``delay_ms`` for ``delay-ms``): ``add_fault(operation="updateTable",
   status=503)``; ``when="after"`` runs the request and then answers the error (a commit whose
   answer was lost); ``status=0`` closes the connection unanswered. ``operation`` is the
-  OpenAPI operationId. ``clear_faults()``.
+  OpenAPI operationId. ``faults()`` lists the live ones; ``clear_faults()``.
 - ``requests()``: the ``/v1`` requests received (the last 10000), oldest first: ``operation``,
   ``method``, ``path`` (raw), ``query`` (raw), ``headers`` (lower-case names), ``body`` (text),
   ``status`` (0 for a dropped connection); ``clear_requests()``.

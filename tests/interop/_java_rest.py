@@ -8,8 +8,11 @@ Fixtures (tests/interop/conftest.py imports them):
 
 - ``java_rest_server`` (session): one server without authentication, shared by the session's
   tests (give each test its own namespace).
-- ``java_rest_server_factory`` (session): ``factory(token=..., oauth_client=..., prefix=...)``
-  starts another server (a JVM start, about a second) and stops it at the session's end.
+- ``java_rest`` (per test): that server with no faults and an empty request log when the test
+  starts, and its faults cleared when it ends.
+- ``java_rest_server_factory`` (session): ``factory(token=..., oauth_client=..., prefix=...,
+  config_defaults=..., config_overrides=..., table_config=...)`` starts another server (a JVM
+  start, about a second) and stops it at the session's end.
 
 A :class:`JavaRestServer` (the interface other tests rely on; keep it stable):
 
@@ -28,15 +31,17 @@ A :class:`JavaRestServer` (the interface other tests rely on; keep it stable):
   none). Error bodies are the OpenAPI's IcebergErrorResponse: ``{"error": {"message", "type",
   "code", "stack"}}``, ``type`` being the Java exception's simple name (NoSuchTableException
   404, AlreadyExistsException and CommitFailedException 409, IllegalArgumentException and
-  ValidationException 400, NotAuthorizedException 401, ...).
+  ValidationException 400, NotAuthorizedException 401, UnsupportedOperationException 406 (an
+  unknown update action, as in Java), NamespaceNotEmptyException 409, others 500). ``url(path)``
+  is ``uri + path``.
 - ``add_fault(**spec) -> int``: the next matching request(s) get an error instead (fields as in
   the Java header, ``delay_ms`` for ``delay-ms``): ``add_fault(operation="updateTable",
   status=503)``; ``when="after"`` runs the request and then answers the error (a commit whose
   answer was lost); ``status=0`` closes the connection unanswered. ``operation`` is the
-  OpenAPI operationId. ``clear_faults()``.
-- ``requests()``: every ``/v1`` request received (``operation``, ``method``, ``path`` (raw),
-  ``query`` (raw), ``headers`` (lower-case names), ``body`` (text), ``status``), oldest first;
-  ``clear_requests()``.
+  OpenAPI operationId. ``faults()`` lists the live ones; ``clear_faults()``.
+- ``requests()``: the ``/v1`` requests received (the last 10000), oldest first: ``operation``,
+  ``method``, ``path`` (raw), ``query`` (raw), ``headers`` (lower-case names), ``body`` (text),
+  ``status`` (0 for a dropped connection); ``clear_requests()``.
 - ``stderr()``: the server's log so far; ``stop()``.
 
 Every answer with a LoadTableResult (create, register, load, commit) has an ``ETag`` header;
@@ -320,8 +325,14 @@ def start_server(
     oauth_client: str | None = None,
     prefix: str | None = None,
     catalog_name: str = "reference",
+    config_defaults: Mapping[str, str] | None = None,
+    config_overrides: Mapping[str, str] | None = None,
+    table_config: Mapping[str, str] | None = None,
 ) -> JavaRestServer:
-    """Start a server on a fresh warehouse and catalog under ``root``; returns once it serves."""
+    """Start a server on a fresh warehouse and catalog under ``root``; returns once it serves.
+
+    ``config_defaults`` and ``config_overrides`` join ``/v1/config``'s ``defaults`` and
+    ``overrides``; ``table_config`` is the ``config`` of every LoadTableResult."""
     if oauth_client is not None and token is None:
         raise ValueError("oauth_client needs a token to issue")
     root.mkdir(parents=True, exist_ok=True)
@@ -333,6 +344,13 @@ def start_server(
     for option, value in (("token", token), ("oauth-client", oauth_client), ("prefix", prefix)):
         if value is not None:
             command += [f"--{option}", value]
+    for option, mapping in (
+        ("config-defaults", config_defaults),
+        ("config-overrides", config_overrides),
+        ("table-config", table_config),
+    ):
+        if mapping:
+            command += [f"--{option}", json.dumps(dict(mapping))]
     out_path, err_path = root / "server.out", root / "server.err"
     started = time.monotonic()
     with out_path.open("wb") as out, err_path.open("wb") as err:
@@ -365,14 +383,16 @@ def start_server(
 
 
 @pytest.fixture(scope="session")
-def java_rest_classpath(request: pytest.FixtureRequest) -> list[Path]:
+def java_rest_classpath(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> list[Path]:
     """The server's class path: its compiled classes (cached by source hash), then its jars."""
     jars = runtime_jars()
     cache = getattr(request.config, "cache", None)
     if cache is not None:
         folder = Path(cache.mkdir("rest-java"))
     else:  # -p no:cacheprovider: compile for this session only
-        folder = Path(tempfile.mkdtemp(prefix="frazil-rest-java-"))
+        folder = tmp_path_factory.mktemp("rest-java-classes")
     classes, seconds = compile_server(folder, jars)
     if seconds:
         sys.stderr.write(f"\n[interop] javac ReferenceRestServer.java: {seconds:.1f}s\n")
@@ -385,8 +405,9 @@ def java_rest_server_factory(
     tmp_path_factory: pytest.TempPathFactory,
     request: pytest.FixtureRequest,
 ) -> Iterator[Callable[..., JavaRestServer]]:
-    """``factory(token=None, oauth_client=None, prefix=None, catalog_name="reference")`` starts
-    a server (stopped at the session's end)."""
+    """``factory(token=None, oauth_client=None, prefix=None, catalog_name="reference",
+    config_defaults=None, config_overrides=None, table_config=None)`` starts a server (stopped
+    at the session's end); see :func:`start_server`."""
     started: list[JavaRestServer] = []
     classes, jars = java_rest_classpath[0], java_rest_classpath[1:]
 
@@ -414,3 +435,12 @@ def java_rest_server_factory(
 def java_rest_server(java_rest_server_factory: Callable[..., JavaRestServer]) -> JavaRestServer:
     """The session's reference REST catalog server, without authentication."""
     return java_rest_server_factory()
+
+
+@pytest.fixture
+def java_rest(java_rest_server: JavaRestServer) -> Iterator[JavaRestServer]:
+    """The session's server with no faults and an empty request log for this test."""
+    java_rest_server.clear_faults()
+    java_rest_server.clear_requests()
+    yield java_rest_server
+    java_rest_server.clear_faults()

@@ -333,6 +333,15 @@ def test_access_delegation_header(
     assert "snapshots=all" in load["query"]
 
 
+def test_conditional_load(java_rest_server: JavaRestServer, rest: RestCatalog, ns: str) -> None:
+    rest.create_table((ns, "t"), ROWS.schema)
+    rest.load_table((ns, "t"))
+    java_rest_server.clear_requests()
+    assert rest.load_table((ns, "t")).identifier == (ns, "t")
+    (load,) = java_rest_server.requests()
+    assert load["status"] == 304 and load["headers"]["if-none-match"]
+
+
 def test_server_planning_falls_back_with_a_warning(
     java_rest_server: JavaRestServer, ns: str
 ) -> None:

@@ -530,11 +530,12 @@ def test_metrics_and_credentials(java_rest_server: JavaRestServer) -> None:
     )
 
 
-def test_faults_and_request_log(java_rest_server: JavaRestServer) -> None:
-    server = java_rest_server
+def test_faults_and_request_log(java_rest: JavaRestServer) -> None:
+    server = java_rest
     ns = _fresh_namespace(server)
     created = _create_table(server, ns, "t")
     path = _table_path(ns, "t")
+    assert [r["operation"] for r in server.requests()] == ["createNamespace", "createTable"]
     try:
         server.add_fault(operation="loadTable", path=f"/{ns}/tables/t$", status=503)
         _error(server.request("GET", path), 503, "ServiceUnavailableException")
@@ -562,6 +563,9 @@ def test_faults_and_request_log(java_rest_server: JavaRestServer) -> None:
     finally:
         server.clear_faults()
     assert server.faults() == []
+    answered = [(r["operation"], r["status"]) for r in server.requests()]
+    assert ("loadTable", 503) in answered and ("updateTable", 502) in answered
+    assert ("loadTable", 0) in answered  # the dropped connection
 
     server.clear_requests()
     server.request("GET", path, headers={"X-Probe": "1"})
@@ -592,12 +596,27 @@ def test_bearer_token_and_oauth(
     assert refused.status == 401 and refused.json()["error"] == "invalid_client"
 
 
-def test_prefix(java_rest_server_factory: Callable[..., JavaRestServer]) -> None:
-    server = java_rest_server_factory(prefix="wh 1")
-    assert server.request("GET", "/v1/config").json()["overrides"] == {"prefix": "wh 1"}
+def test_prefix_and_configuration(
+    java_rest_server_factory: Callable[..., JavaRestServer],
+) -> None:
+    server = java_rest_server_factory(
+        prefix="wh 1",
+        config_defaults={"clients": "3"},
+        config_overrides={"cache-enabled": "false"},
+        table_config={"io.hint": "local"},
+    )
+    config = server.request("GET", "/v1/config").json()
+    assert config["defaults"] == {"clients": "3"}
+    assert config["overrides"] == {"cache-enabled": "false", "prefix": "wh 1"}
     answer = server.request("POST", "/v1/wh%201/namespaces", {"namespace": ["p"]})
     assert answer.status == 200, answer.body
     assert server.request("GET", "/v1/wh+1/namespaces").json()["namespaces"] == [["p"]]
+    created = server.request(
+        "POST", "/v1/wh+1/namespaces/p/tables", {"name": "t", "schema": SCHEMA}
+    )
+    assert created.json()["config"] == {"io.hint": "local"}
+    loaded = server.request("GET", "/v1/wh+1/namespaces/p/tables/t")
+    assert loaded.json()["config"] == {"io.hint": "local"}
     _error(server.request("GET", "/v1/namespaces"), 400, "BadRequestException")
 
 
@@ -676,3 +695,33 @@ def test_pyiceberg_with_oauth_credentials(
     assert operations[0] == "getToken"
     authorized = [r for r in server.requests() if r["operation"] != "getToken"]
     assert authorized and all(r["headers"]["authorization"] == "Bearer tok-42" for r in authorized)
+
+
+def test_spark_with_javas_rest_client(spark: Any, java_rest_server: JavaRestServer) -> None:
+    """Iceberg Java's own REST client (RESTCatalog in Spark) against the server, and pyiceberg
+    reading what Spark wrote through it: two clients agree on what the server serves."""
+    from pyiceberg.catalog.rest import RestCatalog
+
+    server = java_rest_server
+    name = f"rest{uuid.uuid4().hex[:6]}"
+    spark.conf.set(f"spark.sql.catalog.{name}", "org.apache.iceberg.spark.SparkCatalog")
+    spark.conf.set(f"spark.sql.catalog.{name}.type", "rest")
+    spark.conf.set(f"spark.sql.catalog.{name}.uri", server.uri)
+    spark.conf.set(f"spark.sql.catalog.{name}.cache-enabled", "false")
+    ns = f"sp_{uuid.uuid4().hex[:8]}"
+    spark.sql(f"CREATE NAMESPACE {name}.{ns}")
+    spark.sql(f"CREATE TABLE {name}.{ns}.t (id BIGINT, s STRING) USING iceberg")
+    spark.sql(f"INSERT INTO {name}.{ns}.t VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"ALTER TABLE {name}.{ns}.t SET TBLPROPERTIES ('by'='spark')")
+    spark.sql(f"INSERT INTO {name}.{ns}.t VALUES (3, 'c')")
+    rows = [tuple(r) for r in spark.sql(f"SELECT * FROM {name}.{ns}.t ORDER BY id").collect()]
+    assert rows == [(1, "a"), (2, "b"), (3, "c")]
+    operations = {r["operation"] for r in server.requests()}
+    assert {"getConfig", "createNamespace", "createTable", "updateTable", "loadTable"} <= operations
+
+    table = RestCatalog("reference", uri=server.uri).load_table(f"{ns}.t")
+    assert table.properties["by"] == "spark"
+    got = table.scan().to_arrow().sort_by("id").to_pylist()
+    assert got == [{"id": 1, "s": "a"}, {"id": 2, "s": "b"}, {"id": 3, "s": "c"}]
+    spark.sql(f"DROP TABLE {name}.{ns}.t PURGE")
+    assert server.request("HEAD", _table_path(ns, "t")).status == 404

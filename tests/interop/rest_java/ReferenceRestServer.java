@@ -15,7 +15,10 @@
  *
  * Usage: java -cp <classes>:<jars> org.frazil.interop.rest.ReferenceRestServer
  *          --warehouse DIR --catalog-db FILE [--catalog-name NAME] [--prefix P]
- *          [--token T] [--oauth-client ID:SECRET]
+ *          [--token T] [--oauth-client ID:SECRET] [--config-defaults JSON]
+ *          [--config-overrides JSON] [--table-config JSON]
+ * (the JSON options: objects of strings, for /v1/config's defaults and overrides and the
+ * "config" of every LoadTableResult)
  * It binds 127.0.0.1 on a free port and prints one line "READY http://127.0.0.1:<port>" on
  * stdout when it serves; logs go to stderr. It exits when its stdin closes (so it never outlives
  * the test process that started it) or on SIGTERM.
@@ -28,7 +31,7 @@
  *                          "delay-ms"?} -> {"id": n}
  *   GET /_test/faults, DELETE /_test/faults (clear)
  *   GET /_test/requests   {"requests": [{"operation", "method", "path", "query", "headers",
- *                          "body", "status"}...]} (every /v1 request, oldest first)
+ *                          "body", "status"}...]} (the last 10000 /v1 requests, oldest first)
  *   DELETE /_test/requests (clear)
  */
 package org.frazil.interop.rest;
@@ -355,6 +358,9 @@ public final class ReferenceRestServer {
   private final String prefix;
   private final String token;
   private final String oauthClient;
+  private final Map<String, String> configDefaults;
+  private final Map<String, String> configOverrides;
+  private final Map<String, String> tableConfig;
   private final List<Route> routes = new ArrayList<>();
   // Reads share, writes are exclusive: a multi-table commit (validate every table, then commit
   // each) is then atomic for every other request of this server, and SQLite sees one writer.
@@ -362,13 +368,29 @@ public final class ReferenceRestServer {
   private final List<Fault> faults = new ArrayList<>();
   private int nextFaultId = 1;
   private final List<ObjectNode> requestLog = new ArrayList<>();
+  private static final int MAX_LOGGED = 10000;
 
-  ReferenceRestServer(JdbcCatalog catalog, String prefix, String token, String oauthClient) {
+  ReferenceRestServer(JdbcCatalog catalog, Map<String, String> options) throws IOException {
     this.catalog = catalog;
-    this.prefix = prefix;
-    this.token = token;
-    this.oauthClient = oauthClient;
+    this.prefix = options.get("prefix");
+    this.token = options.get("token");
+    this.oauthClient = options.get("oauth-client");
+    this.configDefaults = jsonMap(options.get("config-defaults"));
+    this.configOverrides = jsonMap(options.get("config-overrides"));
+    this.tableConfig = jsonMap(options.get("table-config"));
     addRoutes();
+  }
+
+  /** A JSON object of strings given as an option ({} when absent). */
+  private static Map<String, String> jsonMap(String json) throws IOException {
+    Map<String, String> map = new LinkedHashMap<>();
+    if (json != null) {
+      MAPPER
+          .readTree(json)
+          .fields()
+          .forEachRemaining(e -> map.put(e.getKey(), e.getValue().asText()));
+    }
+    return map;
   }
 
   private void route(String operation, String method, String template, Handler handler) {
@@ -389,7 +411,8 @@ public final class ReferenceRestServer {
           Namespace ns =
               parent == null || parent.isEmpty()
                   ? Namespace.empty()
-                  : Namespace.of(RESTUtil.NAMESPACE_SPLITTER.splitToList(parent).toArray(new String[0]));
+                  : Namespace.of(
+                      RESTUtil.NAMESPACE_SPLITTER.splitToList(parent).toArray(new String[0]));
           String pageSize = call.query.get("pageSize");
           return pageSize == null
               ? CatalogHandlers.listNamespaces(catalog, ns)
@@ -620,7 +643,11 @@ public final class ReferenceRestServer {
         endpoints.add(Endpoint.create(r.method, r.template));
       }
     }
-    ConfigResponse.Builder builder = ConfigResponse.builder().withEndpoints(endpoints);
+    ConfigResponse.Builder builder =
+        ConfigResponse.builder()
+            .withEndpoints(endpoints)
+            .withDefaults(configDefaults)
+            .withOverrides(configOverrides);
     if (prefix != null) {
       builder.withOverride("prefix", prefix);
     }
@@ -633,7 +660,8 @@ public final class ReferenceRestServer {
    * the current token, both answer the configured bearer token.
    */
   private Object token(Call call) {
-    Map<String, String> form = RESTUtil.decodeFormData(new String(call.body, StandardCharsets.UTF_8));
+    Map<String, String> form =
+        RESTUtil.decodeFormData(new String(call.body, StandardCharsets.UTF_8));
     String grant = form.get("grant_type");
     if (token == null || oauthClient == null) {
       return oauthError(400, "invalid_request", "this server issues no tokens");
@@ -885,7 +913,18 @@ public final class ReferenceRestServer {
 
   private int answer(HttpExchange exchange, String method, Object result) throws IOException {
     if (result instanceof LoadTableResponse) {
-      result = new Answer(200, result, etag((LoadTableResponse) result));
+      LoadTableResponse response = (LoadTableResponse) result;
+      if (!tableConfig.isEmpty()) {
+        // --table-config: the LoadTableResult "config" the client must apply to the table.
+        response =
+            LoadTableResponse.builder()
+                .withTableMetadata(response.tableMetadata())
+                .addAllConfig(response.config())
+                .addAllConfig(tableConfig)
+                .addAllCredentials(response.credentials())
+                .build();
+      }
+      result = new Answer(200, response, etag(response));
     }
     if (result instanceof Answer) {
       Answer a = (Answer) result;
@@ -979,11 +1018,16 @@ public final class ReferenceRestServer {
     ObjectNode headers = node.putObject("headers");
     exchange
         .getRequestHeaders()
-        .forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT), String.join(",", values)));
+        .forEach(
+            (name, values) ->
+                headers.put(name.toLowerCase(Locale.ROOT), String.join(",", values)));
     node.put("body", body.length == 0 ? null : new String(body, StandardCharsets.UTF_8));
     node.putNull("status");
     synchronized (requestLog) {
       requestLog.add(node);
+      if (requestLog.size() > MAX_LOGGED) {
+        requestLog.remove(0); // a long session keeps its latest requests
+      }
     }
     return node;
   }
@@ -1087,9 +1131,7 @@ public final class ReferenceRestServer {
     JdbcCatalog catalog = new JdbcCatalog(null, p -> new FreshConnectionPool(uri, p), true);
     catalog.initialize(name, props);
 
-    ReferenceRestServer server =
-        new ReferenceRestServer(
-            catalog, options.get("prefix"), options.get("token"), options.get("oauth-client"));
+    ReferenceRestServer server = new ReferenceRestServer(catalog, options);
     HttpServer http =
         HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     ExecutorService executor = Executors.newFixedThreadPool(4);

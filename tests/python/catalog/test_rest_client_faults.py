@@ -31,7 +31,8 @@ Fault = Callable[[Seen, Callable[[], Answer]], Answer]
 @dataclass
 class Proxy:
     """Passes requests on to ``upstream`` unless a fault for ``"<METHOD> <path>"`` answers
-    (a fault gets the request and a function that forwards it)."""
+    (a fault gets the request and a function that forwards it; a key ending in ``*`` matches
+    every path it starts)."""
 
     upstream: str
     faults: dict[str, list[Fault]] = field(default_factory=dict)
@@ -40,7 +41,10 @@ class Proxy:
     def __call__(self, request: Seen) -> Answer:
         key = f"{request.method} {request.path}"
         self.seen.append(key)
-        queue = self.faults.get(key)
+        queue = self.faults.get(key) or next(
+            (q for k, q in self.faults.items() if k.endswith("*") and key.startswith(k[:-1]) and q),
+            None,
+        )
         if queue:
             return queue.pop(0)(request, lambda: forward(self.upstream, request))
         return forward(self.upstream, request)
@@ -269,3 +273,89 @@ def test_transaction_commit_unknown_keeps_files(
     with pytest.raises(CommitStateUnknownError, match=r"commit to tables 'db\.t', 'db\.u'"):
         rest.commit_transactions(t1, t2)
     assert all(Path(f).exists() for f in written)
+
+
+# --- server-side scan planning: plan tasks, polling, failures, cancellation -----------------
+
+PLAN = "POST /v1/namespaces/db/tables/t/plan"
+TASKS = "POST /v1/namespaces/db/tables/t/tasks"
+
+
+@pytest.fixture
+def planned(backend: SqlCatalog) -> Iterator[tuple[Proxy, RestCatalog]]:
+    """A server that hands out one file scan task per page (the rest as plan tasks), behind the
+    proxy, and a client planning on the server; the table has three data files."""
+    with ServedApp(app(backend, plan_tasks_per_page=1)) as served:
+        handler = Proxy(served.uri)
+        with StubServer(handler) as server:
+            catalog = RestCatalog("r", uri=server.uri, **FAST, **{"scan-planning-mode": "server"})
+            catalog.create_namespace("db")
+            table = catalog.create_table("db.t", ROWS.schema)
+            for row in range(3):
+                table.append(ROWS.slice(row, 1))
+            yield handler, catalog
+
+
+def test_plan_tasks_are_fetched(planned: tuple[Proxy, RestCatalog]) -> None:
+    handler, catalog = planned
+    table = catalog.load_table("db.t")
+    assert sorted(table.scan().to_arrow().column("id").to_pylist()) == [1, 2, 3]
+    assert handler.count(PLAN) == 1 and handler.count(TASKS) == 2
+
+
+def test_submitted_plan_is_polled(planned: tuple[Proxy, RestCatalog]) -> None:
+    handler, catalog = planned
+    completed: list[Any] = []
+
+    def submit(seen: Seen, send: Callable[[], Answer]) -> Answer:
+        # The server planned it at once; the client is told to come back for the result.
+        completed.append(json.loads(send().encoded()))
+        return Answer(200, {"status": "submitted", "plan-id": completed[0]["plan-id"]})
+
+    def still_running(seen: Seen, send: Callable[[], Answer]) -> Answer:
+        return Answer(200, {"status": "submitted", "plan-id": completed[0]["plan-id"]})
+
+    def done(seen: Seen, send: Callable[[], Answer]) -> Answer:
+        assert seen.path.endswith("/plan/" + completed[0]["plan-id"])
+        return Answer(200, completed[0])
+
+    handler.faults[PLAN] = [submit]
+    handler.faults["GET /v1/namespaces/db/tables/t/plan/*"] = [still_running, done]
+    rows = catalog.load_table("db.t").scan().to_arrow()
+    assert sorted(rows.column("id").to_pylist()) == [1, 2, 3]
+    polls = [k for k in handler.seen if k.startswith("GET /v1/namespaces/db/tables/t/plan/")]
+    assert len(polls) == 2 and handler.count(TASKS) == 2
+
+
+def test_failed_plan_raises_the_servers_error(planned: tuple[Proxy, RestCatalog]) -> None:
+    from frazil.errors import BadRequestError
+
+    handler, catalog = planned
+    handler.faults[PLAN] = [
+        answer(
+            Answer(
+                200,
+                {
+                    "status": "failed",
+                    "error": {
+                        "message": "cannot plan that",
+                        "type": "BadRequestException",
+                        "code": 400,
+                    },
+                },
+            )
+        )
+    ]
+    with pytest.raises(BadRequestError, match=r"plan a scan of table 'db\.t': cannot plan that"):
+        catalog.load_table("db.t").scan().to_arrow()
+
+
+def test_plan_abandoned_on_error_is_cancelled(planned: tuple[Proxy, RestCatalog]) -> None:
+    from frazil.errors import ServiceFailureError
+
+    handler, catalog = planned
+    handler.faults[TASKS] = [answer(error(500, "RuntimeException", "tasks lost"))]
+    with pytest.raises(ServiceFailureError, match="tasks lost"):
+        catalog.load_table("db.t").scan().to_arrow()
+    cancels = [k for k in handler.seen if k.startswith("DELETE /v1/namespaces/db/tables/t/plan/")]
+    assert len(cancels) == 1

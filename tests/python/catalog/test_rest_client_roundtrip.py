@@ -317,3 +317,25 @@ def test_oauth_client_credentials(backend: SqlCatalog) -> None:
 
         time.sleep(1.2)  # the token expired: renewed before the next request
         assert rest.list_namespaces() == [("db",)]
+
+
+def test_refresh_of_an_unchanged_table_is_not_modified(rest: RestCatalog) -> None:
+    rest.create_namespace("db")
+    table = rest.create_table("db.t", ROWS.schema)
+    statuses: list[tuple[str, int]] = []
+    request = rest._http.request
+
+    def spy(method: str, url: str, **kwargs: Any) -> Any:
+        response = request(method, url, **kwargs)
+        statuses.append((method, response.status))
+        return response
+
+    rest._http.request = spy  # type: ignore[method-assign]
+    rest.load_table("db.t")
+    again = rest.load_table("db.t")
+    assert statuses == [("GET", 200), ("GET", 304)]
+    assert again.metadata_location == table.metadata_location
+    table.append(ROWS)  # moves the table: the next load is a full one
+    statuses.clear()
+    assert _ids(rest.load_table("db.t")) == [1, 2, 3]
+    assert ("GET", 200) in statuses and ("GET", 304) not in statuses

@@ -67,8 +67,8 @@ def plan_files(catalog: RestCatalog, scan: DataScan) -> Iterator[Any] | None:
     if _mode(catalog, scan) != "server":
         return None
     if p.SUBMIT_TABLE_SCAN_PLAN not in catalog.endpoints:
-        if not getattr(catalog, "_warned_planning", False):
-            catalog._warned_planning = True  # type: ignore[attr-defined]
+        if not catalog._warned_planning:
+            catalog._warned_planning = True
             from frazil.warnings import FrazilWarning
 
             warnings.warn(

@@ -9,12 +9,14 @@ the view as it is then."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from frazil.catalog import Identifier, IdentifierLike, to_identifier
 from frazil.catalog._common import View, table_schema
 from frazil.catalog.rest import protocol as p
+from frazil.catalog.rest._base import RestCalls, parse
+from frazil.catalog.rest._base import name as _name
 from frazil.errors import CommitFailedError, NotFoundError, ValidationError
 
 if TYPE_CHECKING:
@@ -28,48 +30,11 @@ __all__ = ["ViewOperations"]
 _PLACEHOLDER_LOCATION = "/frazil-rest-placeholder"
 
 
-def _name(identifier: Sequence[str]) -> str:
-    return ".".join(identifier)
-
-
-class ViewOperations:
+class ViewOperations(RestCalls):
     """The view methods of :class:`~frazil.catalog.rest.RestCatalog` (module docs)."""
 
-    if TYPE_CHECKING:
-        endpoints: frozenset[p.Endpoint]
-
-        def _call(
-            self,
-            endpoint: p.Endpoint,
-            what: str,
-            context: p.ErrorContext,
-            *,
-            namespace: Sequence[str] | None = None,
-            table: str | None = None,
-            view: str | None = None,
-            plan_id: str | None = None,
-            params: Mapping[str, str] | None = None,
-            body: Any = None,
-            headers: Mapping[str, str] | None = None,
-        ) -> Response: ...
-
-        def _ident(self, identifier: IdentifierLike, what: str = "table") -> Identifier: ...
-
-        def _paged(
-            self,
-            endpoint: p.Endpoint,
-            what: str,
-            context: p.ErrorContext,
-            parse: Callable[[Any], tuple[Sequence[Identifier], str | None]],
-            *,
-            namespace: Sequence[str] | None = None,
-            params: Mapping[str, str] | None = None,
-        ) -> list[Identifier]: ...
-
     def _view(self, ident: Identifier, response: Response, what: str) -> View:
-        from frazil.catalog.rest.catalog import _parse
-
-        result = _parse(response, p.LoadViewResult.from_json, what)
+        result = parse(response, p.LoadViewResult.from_json, what)
         return View(ident, result.metadata, result.metadata_location)
 
     def create_view(

@@ -30,25 +30,31 @@ Commits post ``requirements`` and ``updates`` (:meth:`RestCatalog.commit_table`)
 :class:`~frazil.errors.CommitFailedError` (the transaction refreshes and retries), and a 5xx,
 a timeout or a connection lost after the request went out is
 :class:`~frazil.errors.CommitStateUnknownError`, which keeps every file the commit wrote.
+
+The catalog's parts: this module (configuration, namespaces, tables), ``_commits`` (commits,
+create transactions, multi-table transactions, commit reports), ``_views``, ``_planning``
+(server-side scan planning), ``_http`` (the session and retries), :mod:`.auth`.
 """
 
 from __future__ import annotations
 
-import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from frazil.catalog import (
-    COMMIT_RETRIES,
     Catalog,
-    CommitTableResponse,
     Identifier,
     IdentifierLike,
-    TableChange,
     to_identifier,
 )
 from frazil.catalog._common import PropertiesUpdateSummary
 from frazil.catalog.rest import protocol as p
+from frazil.catalog.rest._base import error_for as _error
+from frazil.catalog.rest._base import name as _name
+from frazil.catalog.rest._base import parse as _parse
+from frazil.catalog.rest._commits import CommitOperations, creation_updates
 from frazil.catalog.rest._http import (
     HttpClient,
     Response,
@@ -59,21 +65,16 @@ from frazil.catalog.rest._http import (
 from frazil.catalog.rest._views import ViewOperations
 from frazil.catalog.rest.auth import AUTH_KEYS, auth_for
 from frazil.errors import (
-    AlreadyExistsError,
-    CommitFailedError,
     CommitStateUnknownError,
-    FrazilError,
     FrazilIOError,
     InvalidMetadataError,
     InvalidValueError,
     LostConnectionError,
     NotFoundError,
-    TableAlreadyExistsError,
     UnsupportedOperationError,
     ValidationError,
 )
 from frazil.metadata import TableMetadata
-from frazil.table.requirements import AssertCreate
 
 if TYPE_CHECKING:
     from frazil.catalog._common import CreateTableTransaction
@@ -81,14 +82,9 @@ if TYPE_CHECKING:
     from frazil.schema import Schema
     from frazil.sorting import SortOrder
     from frazil.table._table import Table
-    from frazil.table.requirements import TableRequirement
-    from frazil.table.transaction import Transaction
-    from frazil.table.updates import TableUpdate
 
 __all__ = ["RestCatalog", "creation_updates"]
 
-LOG = logging.getLogger("frazil.catalog.rest")
-T = TypeVar("T")
 
 PAGE_SIZE = "rest-page-size"
 SNAPSHOT_LOADING_MODE = "snapshot-loading-mode"
@@ -100,49 +96,11 @@ _CATALOG_SECRETS = frozenset({"credential", "token"})
 # Where a new table's metadata is built locally only to check and number its schema, spec and
 # order: the server decides the location.
 _PLACEHOLDER_LOCATION = "/frazil-rest-placeholder"
+# Tables whose last load result is kept for conditional loads (If-None-Match).
+_ETAG_CACHE_SIZE = 16
 
 
-def creation_updates(metadata: TableMetadata) -> list[TableUpdate]:
-    """The updates that build ``metadata`` (a staged, empty table) from nothing, as a REST
-    create transaction sends them with ``assert-create`` (the spec's updateTable: "Transactions
-    should include all changes to the table, including table initialization"; Java's
-    ``TableMetadata.Builder`` changes of a new table)."""
-    from frazil.table.updates import (
-        AddPartitionSpec,
-        AddSchema,
-        AddSortOrder,
-        AssignUUID,
-        SetCurrentSchema,
-        SetDefaultSortOrder,
-        SetDefaultSpec,
-        SetLocation,
-        SetProperties,
-        UpgradeFormatVersion,
-    )
-
-    if metadata.snapshots:
-        raise ValidationError("creation_updates takes a new table's metadata, without snapshots")
-    updates: list[TableUpdate] = []
-    if metadata.table_uuid is not None:
-        updates.append(AssignUUID(metadata.table_uuid))
-    updates.append(UpgradeFormatVersion(metadata.format_version))
-    updates.extend(AddSchema(schema) for schema in metadata.schemas)
-    updates.append(SetCurrentSchema(metadata.current_schema_id))
-    updates.extend(AddPartitionSpec(spec) for spec in metadata.partition_specs)
-    updates.append(SetDefaultSpec(metadata.default_spec_id))
-    updates.extend(AddSortOrder(order) for order in metadata.sort_orders)
-    updates.append(SetDefaultSortOrder(metadata.default_sort_order_id))
-    updates.append(SetLocation(metadata.location))
-    if metadata.properties:
-        updates.append(SetProperties(dict(metadata.properties)))
-    return updates
-
-
-def _name(identifier: Sequence[str]) -> str:
-    return ".".join(identifier)
-
-
-class RestCatalog(ViewOperations, Catalog):
+class RestCatalog(CommitOperations, ViewOperations, Catalog):
     """A catalog served over the Iceberg REST protocol (see the module docs)."""
 
     def __init__(self, name: str = "rest", **properties: str) -> None:
@@ -164,8 +122,6 @@ class RestCatalog(ViewOperations, Catalog):
         http.auth = auth_for(client_props, http)
         config = self._fetch_config(http, client_props)
         merged = {**config.defaults, **client_props, **config.overrides}
-        if raw_warehouse is None and "warehouse" in merged:
-            merged["warehouse"] = str(merged["warehouse"])
         self.properties = merged
         self._config = config
         self.uri = merged.get("uri") or uri
@@ -173,9 +129,13 @@ class RestCatalog(ViewOperations, Catalog):
         # The catalog's client is configured by the merged properties (a server's headers,
         # timeouts); the token of the config call is kept unless the auth settings changed.
         final = HttpClient(merged)
-        if all(merged.get(k) == client_props.get(k) for k in AUTH_KEYS):
+        # The config call's client stays only to renew the token it fetched.
+        self._token_http: HttpClient | None = None
+        if all(merged.get(k) == client_props.get(k) for k in (*AUTH_KEYS, "uri")):
             final.auth = http.auth
+            self._token_http = http
         else:
+            http.close()
             final.auth = auth_for(merged, final)
         self._http = final
         if config.endpoints:
@@ -195,6 +155,9 @@ class RestCatalog(ViewOperations, Catalog):
         headers = {k.lower(): v for k, v in header_properties(merged).items()}
         self._delegation = headers.get(ACCESS_DELEGATION.lower(), "vended-credentials")
         self._report_metrics = _bool_property(merged, METRICS_REPORTING_ENABLED, True)
+        self._etags: OrderedDict[Identifier, tuple[str, p.LoadTableResult]] = OrderedDict()
+        self._etag_lock = threading.Lock()
+        self._warned_planning = False  # frazil.catalog.rest._planning warns once
 
     def __repr__(self) -> str:
         return f"RestCatalog({self.name!r}, {self.uri!r})"
@@ -202,6 +165,8 @@ class RestCatalog(ViewOperations, Catalog):
     def close(self) -> None:
         """Close the HTTP connections (the catalog can no longer be used)."""
         self._http.close()
+        if self._token_http is not None:
+            self._token_http.close()
 
     def __enter__(self) -> RestCatalog:
         return self
@@ -246,9 +211,11 @@ class RestCatalog(ViewOperations, Catalog):
         params: Mapping[str, str] | None = None,
         body: Any = None,
         headers: Mapping[str, str] | None = None,
+        not_modified_ok: bool = False,
     ) -> Response:
         """``endpoint`` called for ``what`` (an operation and its object, for messages); a
-        non-2xx answer raises the error its ErrorModel maps to in ``context``."""
+        non-2xx answer raises the error its ErrorModel maps to in ``context`` (a 304 is
+        returned when ``not_modified_ok``: the caller sent ``If-None-Match``)."""
         self._check_endpoint(endpoint, what)
         url = self._url(endpoint.path, namespace=namespace, table=table, view=view, plan_id=plan_id)
         try:
@@ -262,7 +229,7 @@ class RestCatalog(ViewOperations, Catalog):
                     "not have landed: refresh to find out (its files are kept)"
                 ) from None
             raise
-        if not response.ok:
+        if not response.ok and not (not_modified_ok and response.status == 304):
             raise _error(response, context, what)
         return response
 
@@ -404,7 +371,15 @@ class RestCatalog(ViewOperations, Catalog):
         )
 
     def _load(self, ident: Identifier) -> p.LoadTableResult:
+        """The table's load result. The last one of each recently loaded table is kept with its
+        ``ETag`` and sent as ``If-None-Match``: a 304 (spec: loadTable) reuses it, so a refresh
+        of an unchanged table moves no metadata."""
         what = f"load table {_name(ident)!r}"
+        headers = {ACCESS_DELEGATION: self._delegation}
+        with self._etag_lock:
+            cached = self._etags.get(ident)
+        if cached is not None:
+            headers["If-None-Match"] = cached[0]
         response = self._call(
             p.LOAD_TABLE,
             what,
@@ -412,9 +387,21 @@ class RestCatalog(ViewOperations, Catalog):
             namespace=ident[:-1],
             table=ident[-1],
             params={"snapshots": "all"},
-            headers={ACCESS_DELEGATION: self._delegation},
+            headers=headers,
+            not_modified_ok=cached is not None,
         )
-        return _parse(response, p.LoadTableResult.from_json, what)
+        if response.status == 304:
+            assert cached is not None
+            return cached[1]
+        result = _parse(response, p.LoadTableResult.from_json, what)
+        etag = response.headers.get("etag")
+        with self._etag_lock:
+            self._etags.pop(ident, None)
+            if etag and result.metadata_location is not None:
+                self._etags[ident] = (etag, result)
+                while len(self._etags) > _ETAG_CACHE_SIZE:
+                    self._etags.popitem(last=False)
+        return result
 
     def load_table(self, identifier: IdentifierLike) -> Table:
         ident = self._ident(identifier)
@@ -616,177 +603,6 @@ class RestCatalog(ViewOperations, Catalog):
         # The server writes the metadata file and swaps the pointer (commit_table posts it).
         raise UnsupportedOperationError("a REST catalog's server swaps table pointers")
 
-    def _post_commit(
-        self,
-        ident: Identifier,
-        requirements: Sequence[TableRequirement],
-        updates: Sequence[TableUpdate],
-        creating: bool,
-    ) -> p.CommitTableResponse:
-        request = p.CommitTableRequest(tuple(requirements), tuple(updates), ident)
-        what = f"{'create' if creating else 'commit to'} table {_name(ident)!r}"
-        try:
-            response = self._call(
-                p.UPDATE_TABLE,
-                what,
-                "commit",
-                namespace=ident[:-1],
-                table=ident[-1],
-                body=request.to_json(),
-            )
-        except (CommitFailedError, AlreadyExistsError) as error:
-            if creating:
-                # assert-create failed (Java answers CommitFailedException, frazil's server
-                # AlreadyExistsException): the name was taken meanwhile, not retryable.
-                raise TableAlreadyExistsError(
-                    f"cannot create table {_name(ident)!r}: {error}"
-                ) from None
-            raise
-        # The server answered 2xx: the commit landed, so an answer that cannot be read must
-        # not let the transaction delete what it wrote.
-        try:
-            return p.CommitTableResponse.from_json(response.json())
-        except FrazilError as error:
-            raise CommitStateUnknownError(
-                f"{what}: the server accepted the commit but its answer cannot be read "
-                f"({error}); refresh the table"
-            ) from None
-
-    def commit_table(
-        self,
-        table: Table,
-        requirements: Sequence[TableRequirement],
-        updates: Sequence[TableUpdate],
-    ) -> CommitTableResponse:
-        """Post ``requirements`` and ``updates`` to the table's route (spec: updateTable). The
-        server validates the requirements against its current metadata, so no local check of
-        the metadata location is made. A table not created yet (a create transaction) sends
-        its initialization first (:func:`creation_updates`), with ``assert-create``."""
-        creating = table.metadata_location is None
-        all_updates = list(updates)
-        if creating:
-            all_updates = [*creation_updates(table.metadata), *all_updates]
-        result = self._post_commit(table.identifier, requirements, all_updates, creating)
-        if not creating:
-            self._report_commit(table, result.metadata)
-        return CommitTableResponse(result.metadata, result.metadata_location)
-
-    def commit_updates(
-        self,
-        identifier: IdentifierLike,
-        requirements: Sequence[TableRequirement],
-        updates: Sequence[TableUpdate],
-        *,
-        read: Callable[[str], TableMetadata] | None = None,
-        retries: int = COMMIT_RETRIES,
-    ) -> CommitTableResponse:
-        """Commit ``updates`` if ``requirements`` hold, by the server (``read`` and
-        ``retries`` are the server's business here: a lost race on its side is its to retry,
-        a failed requirement is CommitFailedError)."""
-        ident = self._ident(identifier)
-        creating = any(isinstance(r, AssertCreate) for r in requirements)
-        result = self._post_commit(ident, requirements, updates, creating)
-        return CommitTableResponse(result.metadata, result.metadata_location)
-
-    def commit_transaction(
-        self,
-        changes: Sequence[TableChange],
-        *,
-        read: Callable[[str], TableMetadata] | None = None,
-        retries: int = COMMIT_RETRIES,
-    ) -> list[CommitTableResponse]:
-        """Commit changes to several tables all or none (spec: commitTransaction, ``POST
-        /v1/{prefix}/transactions/commit``). The server answers with no body, so each table is
-        loaded afterwards for the result (a later commit by another writer may show). A 409 is
-        CommitFailedError (nothing changed: refresh and build the changes again); a 5xx or a
-        lost answer is CommitStateUnknownError."""
-        if not changes:
-            raise ValidationError("commit_transaction needs at least one table change")
-        requests = tuple(
-            p.CommitTableRequest(
-                tuple(change.requirements), tuple(change.updates), self._ident(change.identifier)
-            )
-            for change in changes
-        )
-        request = p.CommitTransactionRequest(requests)
-        names = ", ".join(repr(_name(r.identifier or ())) for r in requests)
-        self._call(
-            p.COMMIT_TRANSACTION, f"commit to tables {names}", "commit", body=request.to_json()
-        )
-        out = []
-        for change in requests:
-            assert change.identifier is not None
-            loaded = self._load(change.identifier)
-            if loaded.metadata_location is None:
-                raise InvalidMetadataError(
-                    f"table {_name(change.identifier)!r}: loaded without a metadata location "
-                    "after the transaction"
-                )
-            out.append(CommitTableResponse(loaded.metadata, loaded.metadata_location))
-        return out
-
-    def commit_transactions(self, *transactions: Transaction) -> list[Table]:
-        """Commit several tables' transactions (``table.transaction()``) at once, all or none,
-        through :meth:`commit_transaction`; returns their tables, refreshed. Not retried: on
-        CommitFailedError every transaction deletes what it wrote (build them again on the
-        refreshed tables); on CommitStateUnknownError nothing is deleted."""
-        from frazil.table.requirements import requirements_for
-
-        changes = []
-        for txn in transactions:
-            table = txn.table
-            if table.catalog is not self or table.metadata_location is None:
-                raise ValidationError(
-                    f"{table!r}: commit_transactions takes transactions of tables loaded from "
-                    f"{self!r} (a create transaction commits on its own)"
-                )
-            updates = txn._attempt_updates(table.metadata, table.metadata_location)
-            changes.append(
-                TableChange(table.identifier, requirements_for(table.metadata, updates), updates)
-            )
-        try:
-            results = self.commit_transaction(changes)
-        except CommitStateUnknownError:
-            for txn in transactions:
-                txn._done = True
-            raise
-        except BaseException:
-            for txn in transactions:
-                txn._cleanup(False)
-            raise
-        for txn, result in zip(transactions, results, strict=True):
-            table = txn.table
-            table._set_metadata(
-                table.metadata.check_refreshed(result.metadata), result.metadata_location
-            )
-            txn._staged = table.metadata
-            txn._cleanup(True)
-        return [txn.table for txn in transactions]
-
-    def _report_commit(self, table: Table, metadata: TableMetadata) -> None:
-        """Post a commit report (spec: reportMetrics), best effort: a failure is logged, never
-        raised (Java's RESTMetricsReporter does the same)."""
-        if not self._report_metrics or p.REPORT_METRICS not in self.endpoints:
-            return
-        from frazil.catalog.rest._metrics import commit_report
-
-        snapshot = metadata.current_snapshot()
-        before = table.metadata.current_snapshot()
-        if snapshot is None or (before is not None and before.snapshot_id == snapshot.snapshot_id):
-            return
-        ident = table.identifier
-        try:
-            self._call(
-                p.REPORT_METRICS,
-                f"report metrics of table {_name(ident)!r}",
-                "table",
-                namespace=ident[:-1],
-                table=ident[-1],
-                body=commit_report(_name(ident), snapshot),
-            )
-        except FrazilError as error:
-            LOG.warning("commit report of table %s not accepted: %s", _name(ident), error)
-
     # --- server-side scan planning (frazil.catalog.rest._planning) --------------------------
 
     def _plan_files(self, scan: Any) -> Iterator[Any] | None:
@@ -795,30 +611,3 @@ class RestCatalog(ViewOperations, Catalog):
         from frazil.catalog.rest._planning import plan_files
 
         return plan_files(self, scan)
-
-
-def _parse(response: Response, parse: Callable[[Any], T], what: str) -> T:
-    """``parse`` of a 2xx answer's JSON; an answer that does not fit names the call."""
-    try:
-        return parse(response.json())
-    except (InvalidMetadataError, InvalidValueError) as error:
-        raise InvalidMetadataError(
-            f"{what}: the REST catalog's answer is not valid: {error}"
-        ) from None
-
-
-def _error(response: Response, context: p.ErrorContext, what: str) -> FrazilError:
-    """The frazil error of a non-2xx answer (its ErrorModel through protocol's mapping, as
-    Java's ErrorHandlers), its message naming the operation and the server's message."""
-    model: p.ErrorModel | None = None
-    try:
-        model = p.ErrorModel.from_json(response.json())
-    except FrazilError:
-        model = None
-    if model is None:
-        # Not the spec's error model (a proxy's page, a HEAD without a body): the status decides.
-        text = response.body.decode("utf-8", errors="replace").strip()[:300]
-        model = p.ErrorModel(text or f"HTTP {response.status}", "", response.status)
-    # The HTTP status decides, whatever code the body claims (a proxy may wrap an answer).
-    message = f"{what}: {model.message}"
-    return p.error_from_model(p.ErrorModel(message, model.type, response.status), context)

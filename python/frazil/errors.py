@@ -9,10 +9,12 @@ from __future__ import annotations
 
 __all__ = [
     "AlreadyExistsError",
+    "BadRequestError",
     "CommitFailedError",
     "CommitStateUnknownError",
     "CommitValidationError",
     "ExpressionSyntaxError",
+    "ForbiddenError",
     "FrazilError",
     "FrazilIOError",
     "FrazilTypeError",
@@ -28,12 +30,17 @@ __all__ = [
     "NamespaceAlreadyExistsError",
     "NamespaceNotEmptyError",
     "NoSuchNamespaceError",
+    "NoSuchPlanIdError",
+    "NoSuchPlanTaskError",
     "NoSuchTableError",
     "NoSuchViewError",
+    "NotAuthorizedError",
     "NotFoundError",
     "PermissionDeniedError",
     "PurgeIncompleteError",
     "SchemaMismatchError",
+    "ServiceFailureError",
+    "ServiceUnavailableError",
     "SparkJobError",
     "TableAlreadyExistsError",
     "TableUUIDMismatchError",
@@ -159,9 +166,9 @@ class AlreadyExistsError(FrazilIOError, FileExistsError):
 
 
 class LostConnectionError(FrazilIOError, ConnectionError):
-    """A catalog's database stopped answering after a statement was sent, so whether the
-    statement took effect is unknown; the message names the database. (A commit that loses its
-    connection raises :class:`CommitStateUnknownError` instead.)"""
+    """A catalog's database or REST server stopped answering after a statement or request was
+    sent, so whether it took effect is unknown; the message names the database or the request.
+    (A commit that loses its connection raises :class:`CommitStateUnknownError` instead.)"""
 
 
 # --- catalogs -------------------------------------------------------------------------------
@@ -233,3 +240,41 @@ class PurgeIncompleteError(FrazilError):
         self.identifier = identifier
         self.unreadable: dict[str, str] = dict(unreadable or {})
         self.undeleted: dict[str, str] = dict(undeleted or {})
+
+
+# --- the REST catalog protocol (frazil.catalog.rest.protocol maps each to its ErrorModel) ----
+
+
+class BadRequestError(ValidationError):
+    """A REST catalog refused a request as malformed (HTTP 400, ``BadRequestException``): a
+    body that is not JSON or misses a field, an unknown update or requirement, an unsafe name.
+    The message is the server's."""
+
+
+class NotAuthorizedError(FrazilError, PermissionError):
+    """A REST catalog refused a request without valid credentials (HTTP 401 or 419,
+    ``NotAuthorizedException``): no bearer token, an unknown or expired one, or client
+    credentials the token endpoint does not know."""
+
+
+class ForbiddenError(FrazilError, PermissionError):
+    """A REST catalog refused a request its credentials do not permit (HTTP 403,
+    ``ForbiddenException``)."""
+
+
+class ServiceUnavailableError(FrazilIOError):
+    """A REST catalog is not ready to serve the request (HTTP 503); it may have been partly
+    processed. Retry later."""
+
+
+class ServiceFailureError(FrazilIOError):
+    """A REST catalog failed on its side (HTTP 500 or another 5xx outside a commit); the
+    message is the server's."""
+
+
+class NoSuchPlanIdError(NotFoundError):
+    """A server-side scan plan id the REST catalog does not know (or no longer holds)."""
+
+
+class NoSuchPlanTaskError(NotFoundError):
+    """A plan task of server-side scan planning the REST catalog does not know."""

@@ -16,6 +16,9 @@ Fixtures (all session-scoped, so the JVM starts once per test run):
   battery of filters in one call (tests/interop/java/PlanReferee.java).
 - ``scan_tables``: the tables of tests/interop/scan_tables.py (v1, v2, v3; every transform,
   partition evolution, every type, deletes of every kind, branches and tags), built once.
+- ``java_rest_server``, ``java_rest_server_factory``, ``java_rest``: a reference Iceberg REST
+  catalog server, Iceberg Java's CatalogHandlers over a JdbcCatalog in its own JVM (no Spark),
+  see tests/interop/_java_rest.py.
 
 Everything comes from PyPI packages installed by tests/run plus the machine's JDK 17;
 a missing piece is a test failure with a clear message, never a skip.
@@ -34,6 +37,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from _java_rest import (  # noqa: F401  (session fixtures of the reference REST server)
+    java_rest,
+    java_rest_classpath,
+    java_rest_server,
+    java_rest_server_factory,
+)
 from java_referee import (
     ICEBERG_VERSION,
     PlanReferee,

@@ -14,18 +14,25 @@ from __future__ import annotations
 
 import os
 import re
+import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from frazil import _native
-from frazil.errors import CommitFailedError, FrazilError, FrazilIOError, ValidationError
+from frazil.errors import (
+    CommitFailedError,
+    FrazilError,
+    FrazilIOError,
+    UnsupportedOperationError,
+    ValidationError,
+)
 from frazil.io import FileIO
-from frazil.metadata import TableMetadata, write_metadata
-from frazil.table._apply import apply_updates
-from frazil.table.requirements import TableRequirement, validate_requirements
+from frazil.metadata import TableMetadata, read_metadata, write_metadata
+from frazil.table._apply import apply_updates, apply_updates_from_empty
+from frazil.table.requirements import AssertCreate, TableRequirement, validate_requirements
 from frazil.table.updates import TableUpdate
 
 if TYPE_CHECKING:
@@ -39,6 +46,7 @@ __all__ = [
     "Catalog",
     "CommitTableResponse",
     "Identifier",
+    "TableChange",
     "load_catalog",
     "next_metadata_location",
 ]
@@ -87,6 +95,30 @@ class CommitTableResponse:
     metadata_location: str
 
 
+@dataclass(frozen=True)
+class TableChange:
+    """One table's part of a commit by requirements (the REST protocol's
+    ``CommitTableRequest``): what must hold of the table's current metadata, and the updates
+    to apply to it."""
+
+    identifier: IdentifierLike
+    requirements: Sequence[TableRequirement]
+    updates: Sequence[TableUpdate]
+
+
+# A commit by requirements that loses the race for the pointer re-reads the table and tries
+# again, as Java's CatalogHandlers.commit (COMMIT_NUM_RETRIES_DEFAULT and the minimum wait of
+# TableProperties, the wait doubling; capped so that a server's request stays short).
+COMMIT_RETRIES = 4
+_RETRY_WAIT_S = 0.1
+_RETRY_WAIT_MAX_S = 1.0
+
+
+def retry_wait(attempt: int) -> None:
+    """Sleep before retry ``attempt`` (0-based) of a commit that lost a race."""
+    time.sleep(min(_RETRY_WAIT_S * 2**attempt, _RETRY_WAIT_MAX_S))
+
+
 def absolute_location(location: str) -> str:
     """``location`` with a relative local path made absolute against the current directory
     (URIs and absolute paths as they are). A catalog stores where a table lives for every
@@ -133,6 +165,11 @@ class Catalog(ABC):
 
     def _file_io(self, properties: Mapping[str, str] | None = None) -> FileIO:
         return FileIO({**self.properties, **(properties or {})})
+
+    def _plan_files(self, scan: Any) -> Iterator[Any] | None:
+        """The tasks whose rows a read of ``scan`` returns, when this catalog plans scans
+        itself (a REST catalog's server-side planning); None: the scan plans locally."""
+        return None
 
     # --- namespaces ------------------------------------------------------------------------
 
@@ -335,6 +372,16 @@ class Catalog(ABC):
 
     # --- commits ---------------------------------------------------------------------------
 
+    def current_metadata_location(self, identifier: IdentifierLike) -> str:
+        """The table's current metadata file, without reading it (NoSuchTableError for a
+        missing table): what a cache of metadata files, which never change once written, is
+        keyed by (the REST server's)."""
+        return self._current_metadata_location(self._table_identifier(identifier))
+
+    def read_table_metadata(self, location: str) -> TableMetadata:
+        """The table metadata in the file ``location``, read with this catalog's FileIO."""
+        return read_metadata(location, io=self._file_io())
+
     @abstractmethod
     def _current_metadata_location(self, identifier: Identifier) -> str:
         """The table's current metadata file (raises NotFoundError for a missing table)."""
@@ -387,21 +434,134 @@ class Catalog(ABC):
                 f"table {'.'.join(identifier)} changed concurrently: it is at "
                 f"{current_location}, the commit was built on {table.metadata_location}"
             )
-        current = table.metadata
-        new_metadata = apply_updates(current, updates, current_location)
-        if new_metadata is current:
-            return CommitTableResponse(current, current_location)
-        new_location = self._new_location(identifier, new_metadata, current_location)
+        return self._commit_on(identifier, table.metadata, current_location, updates)
+
+    def _commit_on(
+        self,
+        identifier: Identifier,
+        base: TableMetadata,
+        base_location: str,
+        updates: Sequence[TableUpdate],
+    ) -> CommitTableResponse:
+        """Apply ``updates`` to ``base`` (the table's metadata at ``base_location``), write the
+        next metadata file and swap the pointer to it (CommitFailedError when the table moved
+        on meanwhile: the file is deleted). Nothing is written when nothing changes."""
+        new_metadata = apply_updates(base, updates, base_location)
+        if new_metadata is base:
+            return CommitTableResponse(base, base_location)
+        new_location = self._new_location(identifier, new_metadata, base_location)
         self._write_new_metadata(identifier, new_metadata, new_location)
         try:
-            self._swap(identifier, current_location, new_metadata, new_location)
+            self._swap(identifier, base_location, new_metadata, new_location)
         except CommitFailedError:
             # The file was never made current: nobody can be reading it.
             self._file_io(new_metadata.properties).delete(new_location)
             raise
         object.__setattr__(new_metadata, "metadata_location", new_location)
-        self._delete_removed_metadata_files(current, new_metadata)
+        self._delete_removed_metadata_files(base, new_metadata)
         return CommitTableResponse(new_metadata, new_location)
+
+    def _read_current(
+        self, identifier: Identifier, read: Callable[[str], TableMetadata] | None
+    ) -> tuple[TableMetadata, str]:
+        """The table's current metadata and its file (``read`` reads a metadata file; the
+        REST server passes its cache of immutable files)."""
+        location = self._current_metadata_location(identifier)
+        return (read or self.read_table_metadata)(location), location
+
+    def commit_updates(
+        self,
+        identifier: IdentifierLike,
+        requirements: Sequence[TableRequirement],
+        updates: Sequence[TableUpdate],
+        *,
+        read: Callable[[str], TableMetadata] | None = None,
+        retries: int = COMMIT_RETRIES,
+    ) -> CommitTableResponse:
+        """Commit ``updates`` if ``requirements`` hold, as the REST protocol commits (Java's
+        ``CatalogHandlers.updateTable``): the table's current metadata is read, every
+        requirement validated against it (a failure is CommitFailedError, not retried: the
+        client must refresh), the updates applied, the next metadata file written and the
+        pointer swapped. A swap that loses a race re-reads the table and validates again, up to
+        ``retries`` times. With ``assert-create`` (the only requirement it may have) the table
+        is created from the updates alone (:meth:`_create_by_updates`)."""
+        ident = self._table_identifier(identifier)
+        if any(isinstance(r, AssertCreate) for r in requirements):
+            return self._create_by_updates(ident, requirements, updates)
+        if retries < 0:
+            raise ValidationError(f"commit retries must be at least 0, got {retries}")
+        attempt = 0
+        while True:  # until it lands, or the last attempt raises
+            base, location = self._read_current(ident, read)
+            validate_requirements(requirements, base)
+            try:
+                return self._commit_on(ident, base, location, updates)
+            except CommitFailedError:
+                if attempt == retries:
+                    raise
+            retry_wait(attempt)
+            attempt += 1
+
+    def _create_by_updates(
+        self,
+        identifier: Identifier,
+        requirements: Sequence[TableRequirement],
+        updates: Sequence[TableUpdate],
+    ) -> CommitTableResponse:
+        """Create a table from ``updates`` alone (a REST create transaction: ``stage-create``,
+        then a commit with ``assert-create``; Java's ``CatalogHandlers.create``). Its location
+        is the updates' ``set-location``, checked as :meth:`create_table` checks one, else the
+        default. A table of that name created meanwhile makes it TableAlreadyExistsError."""
+        from frazil.errors import TableAlreadyExistsError
+        from frazil.table.updates import SetLocation
+
+        others = [r for r in requirements if not isinstance(r, AssertCreate)]
+        if others:
+            raise ValidationError(
+                f"invalid create requirements: {[r.type for r in others]}: a commit that "
+                "creates a table takes assert-create only"
+            )
+        self._check_can_create(identifier)
+        given = [u.location for u in updates if isinstance(u, SetLocation)]
+        location = self._table_location(identifier, given[-1] if given else None)
+        metadata = apply_updates_from_empty([*updates, SetLocation(location)])
+        try:
+            created = self._create_from_metadata(identifier, metadata)
+        except TableAlreadyExistsError as error:
+            raise TableAlreadyExistsError(
+                f"cannot create table {'.'.join(identifier)}: requirement failed: {error}"
+            ) from None
+        assert created.metadata_location is not None
+        return CommitTableResponse(created.metadata, created.metadata_location)
+
+    def commit_transaction(
+        self,
+        changes: Sequence[TableChange],
+        *,
+        read: Callable[[str], TableMetadata] | None = None,
+        retries: int = COMMIT_RETRIES,
+    ) -> list[CommitTableResponse]:
+        """Commit changes to several tables all or nothing (the REST protocol's
+        ``/transactions/commit``). This catalog cannot swap several pointers atomically, so a
+        transaction of more than one table is refused (UnsupportedOperationError) rather
+        than committed table by table; the SQL catalog overrides this with one database
+        transaction."""
+        if len(changes) == 1:
+            change = changes[0]
+            return [
+                self.commit_updates(
+                    change.identifier,
+                    change.requirements,
+                    change.updates,
+                    read=read,
+                    retries=retries,
+                )
+            ]
+        raise UnsupportedOperationError(
+            f"{type(self).__name__} {self.name!r} cannot commit to {len(changes)} tables "
+            "atomically (each table's pointer is swapped on its own): commit them one by one, "
+            "or use a SQL catalog"
+        )
 
     def _delete_removed_metadata_files(self, base: TableMetadata, metadata: TableMetadata) -> None:
         """``write.metadata.delete-after-commit.enabled``: the metadata files that left the

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import uuid
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from urllib.parse import unquote
 
@@ -59,8 +59,14 @@ class Database:
             rows: list[tuple[Any, ...]] = list(cursor.fetchall())
             return rows
 
-    def transaction(self, statements: Sequence[tuple[str, Params]]) -> list[int]:
-        """Run ``statements`` in one transaction; the rows each changed."""
+    def transaction(
+        self,
+        statements: Sequence[tuple[str, Params]],
+        check: Callable[[list[int]], None] | None = None,
+    ) -> list[int]:
+        """Run ``statements`` in one transaction; the rows each changed. ``check`` sees those
+        counts before the commit: when it raises, the transaction is rolled back and its error
+        propagates (a multi-table commit whose compare-and-swap missed a row)."""
         raise NotImplementedError  # pragma: no cover
 
     def _run(self, conn: Any, sql: str, params: Params) -> int:
@@ -219,13 +225,19 @@ class SqliteDatabase(Database):
     def _cursor(self, conn: Any, sql: str, params: Params) -> Any:
         return conn.execute(sql, tuple(params))
 
-    def transaction(self, statements: Sequence[tuple[str, Params]]) -> list[int]:
+    def transaction(
+        self,
+        statements: Sequence[tuple[str, Params]],
+        check: Callable[[list[int]], None] | None = None,
+    ) -> list[int]:
         with self._connection() as conn:
             # IMMEDIATE takes the write lock first, so the busy timeout applies (a deferred
             # transaction upgrading to a write fails at once when another writer holds it).
             conn.execute("BEGIN IMMEDIATE")
             try:
                 counts = [self._run(conn, sql, params) for sql, params in statements]
+                if check is not None:
+                    check(counts)
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
@@ -286,9 +298,17 @@ class PostgresDatabase(Database):
     def _cursor(self, conn: Any, sql: str, params: Params) -> Any:
         return conn.execute(self._sql(sql), tuple(params))
 
-    def transaction(self, statements: Sequence[tuple[str, Params]]) -> list[int]:
+    def transaction(
+        self,
+        statements: Sequence[tuple[str, Params]],
+        check: Callable[[list[int]], None] | None = None,
+    ) -> list[int]:
+        # An exception inside conn.transaction() rolls it back.
         with self._connection() as conn, conn.transaction():
-            return [self._run(conn, sql, params) for sql, params in statements]
+            counts = [self._run(conn, sql, params) for sql, params in statements]
+            if check is not None:
+                check(counts)
+            return counts
 
     def table_exists(self, name: str) -> bool:
         rows = self.query(

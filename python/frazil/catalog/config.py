@@ -16,8 +16,11 @@ A catalog's properties are merged from, lowest first:
    ``FRAZIL_CATALOG__PROD__S3__ACCESS_KEY_ID`` sets ``s3.access-key-id`` of catalog ``prod``;
 3. keyword arguments of :func:`load_catalog`.
 
-``type`` is ``sql``, ``filesystem`` (also ``hadoop``) or ``memory``; when absent it is inferred:
-a ``uri`` means sql, else a ``warehouse`` means filesystem. A relative local ``warehouse`` is
+``type`` is ``sql``, ``rest``, ``filesystem`` (also ``hadoop``) or ``memory``; when absent it is
+inferred as pyiceberg infers it: a ``uri`` starting with ``http://`` or ``https://`` means rest
+(:class:`~frazil.catalog.rest.RestCatalog`), another ``uri`` sql, else a ``warehouse`` means
+filesystem. Nested mappings in the file are flattened with dots, so pyiceberg's
+``ssl: {client: {cert: ...}}`` is ``ssl.client.cert``. A relative local ``warehouse`` is
 made absolute (against the current directory) when the catalog is created, so tables keep
 their place when the program later runs elsewhere.
 
@@ -74,11 +77,22 @@ def _file_catalogs() -> tuple[Path | None, dict[str, Any]]:
     return path, {str(k).lower(): v for k, v in (loaded.get("catalog") or {}).items()}
 
 
+def _flatten(entry: Mapping[Any, Any], prefix: str = "") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in entry.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(_flatten(value, name + "."))
+        elif value is not None:
+            out[name] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out
+
+
 def _file_properties(path: Path | None, catalogs: Mapping[str, Any], name: str) -> dict[str, str]:
     entry = catalogs.get(name.lower()) or {}
     if not isinstance(entry, Mapping):
         raise ValidationError(f"{path}: catalog {name!r} must be a mapping of properties")
-    return {str(k): str(v) for k, v in entry.items() if v is not None}
+    return _flatten(entry)
 
 
 def _env_catalogs() -> dict[str, dict[str, str]]:
@@ -136,8 +150,9 @@ def _unknown_catalog(name: str, path: Path | None, configured: list[str]) -> str
 
 
 def _infer_type(props: Mapping[str, str]) -> str:
-    if props.get("uri"):
-        return "sql"
+    uri = props.get("uri")
+    if uri:
+        return "rest" if uri.lower().startswith(("http://", "https://")) else "sql"
     if props.get("warehouse"):
         return "filesystem"
     return "sql"
@@ -166,10 +181,14 @@ def load_catalog(name: str | None = "default", **properties: str) -> Catalog:
         from frazil.catalog.filesystem import FileSystemCatalog
 
         return FileSystemCatalog(name, **props)
+    if kind == "rest":
+        from frazil.catalog.rest.catalog import RestCatalog
+
+        return RestCatalog(name, **props)
     if kind in ("memory", "in-memory"):
         from frazil.catalog.memory import InMemoryCatalog
 
         return InMemoryCatalog(name, **props)
     raise ValidationError(
-        f"catalog {name!r}: unknown type {kind!r} (expected sql, filesystem or memory)"
+        f"catalog {name!r}: unknown type {kind!r} (expected sql, rest, filesystem or memory)"
     )

@@ -24,15 +24,19 @@ Properties: ``uri`` (see :func:`frazil.catalog._sqldb.open_database`), ``warehou
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from frazil.catalog import (
+    COMMIT_RETRIES,
     Catalog,
+    CommitTableResponse,
     Identifier,
     IdentifierLike,
+    TableChange,
     next_metadata_location,
+    retry_wait,
     to_identifier,
 )
 from frazil.catalog._common import (
@@ -56,14 +60,19 @@ from frazil.errors import (
     NoSuchTableError,
     NoSuchViewError,
     TableAlreadyExistsError,
+    UnsupportedOperationError,
     ValidationError,
     ViewAlreadyExistsError,
 )
 from frazil.metadata import TableMetadata, read_metadata, write_metadata
+from frazil.table._apply import apply_updates
+from frazil.table.requirements import AssertCreate, validate_requirements
 
 if TYPE_CHECKING:
     from frazil.schema import Schema
     from frazil.table._table import Table
+    from frazil.table.updates import TableUpdate
+    from frazil.table.view_updates import AssertViewUUID
     from frazil.view import ViewMetadata
 
 __all__ = ["SqlCatalog"]
@@ -431,25 +440,38 @@ class SqlCatalog(Catalog):
             raise NoSuchTableError(f"table {_name(identifier)!r} does not exist")
         return location
 
-    def _check_and_put(
-        self, ident: Identifier, expected: str, new_location: str, kind: str, what: str
-    ) -> None:
+    @contextlib.contextmanager
+    def _swapping(self, what: str, new_locations: Sequence[str]) -> Iterator[None]:
+        """The errors of a pointer swap's statements: a lost connection leaves the commit's
+        outcome unknown, a locked SQLite database did not run the statement (retryable)."""
         try:
-            changed = self._db.execute(
-                f"UPDATE {TABLES} SET metadata_location = ?, previous_metadata_location = ? "
-                f"WHERE {_KEY} AND metadata_location = ? AND {kind}",
-                (new_location, expected, *self._key(ident), expected),
-            )
+            yield
         except LostConnectionError as error:
             raise CommitStateUnknownError(
-                f"commit to {what} {_name(ident)!r}: the catalog did not answer ({error}); "
-                f"{new_location} may or may not be current: refresh to find out"
+                f"commit to {what}: the catalog did not answer ({error}); "
+                f"{', '.join(new_locations)} may or may not be current: refresh to find out"
             ) from None
         except FrazilIOError as error:
             if isinstance(self._db, SqliteDatabase) and "locked" in str(error):
                 # The statement did not run (SQLite rolls back atomically): safe to retry.
-                raise CommitFailedError(f"commit to {_name(ident)!r}: {error}") from None
+                raise CommitFailedError(f"commit to {what}: {error}") from None
             raise
+
+    def _put_statement(
+        self, ident: Identifier, expected: str, new_location: str, kind: str
+    ) -> tuple[str, tuple[str, ...]]:
+        """Java's check-and-put: the pointer moves only if it is still ``expected``."""
+        return (
+            f"UPDATE {TABLES} SET metadata_location = ?, previous_metadata_location = ? "
+            f"WHERE {_KEY} AND metadata_location = ? AND {kind}",
+            (new_location, expected, *self._key(ident), expected),
+        )
+
+    def _check_and_put(
+        self, ident: Identifier, expected: str, new_location: str, kind: str, what: str
+    ) -> None:
+        with self._swapping(f"{what} {_name(ident)!r}", [new_location]):
+            changed = self._db.execute(*self._put_statement(ident, expected, new_location, kind))
         if changed:
             return
         current = self._pointer(ident, kind)
@@ -469,6 +491,124 @@ class SqlCatalog(Catalog):
         new_location: str,
     ) -> None:
         self._check_and_put(identifier, expected_location, new_location, _IS_TABLE, "table")
+
+    def commit_transaction(
+        self,
+        changes: Sequence[TableChange],
+        *,
+        read: Callable[[str], TableMetadata] | None = None,
+        retries: int = COMMIT_RETRIES,
+    ) -> list[CommitTableResponse]:
+        """Commit changes to several tables all or nothing (the REST protocol's
+        ``/transactions/commit``): each table's requirements are validated against its current
+        metadata and its next metadata file written, then every pointer is swapped in one
+        database transaction, each only if it is still where it was read (a table the
+        transaction leaves unchanged is checked the same way, so its requirements still hold
+        at the commit). A requirement that fails is CommitFailedError and nothing changes; a
+        pointer that moved meanwhile rolls the whole transaction back, and it is tried again
+        from the reads, up to ``retries`` times. Tables are not created in a transaction."""
+        if retries < 0:
+            raise ValidationError(f"commit retries must be at least 0, got {retries}")
+        if len(changes) == 1:
+            return super().commit_transaction(changes, read=read, retries=retries)
+        idents = [self._table_identifier(c.identifier) for c in changes]
+        if len(set(idents)) != len(idents):
+            raise ValidationError("a transaction changes each table once")
+        if not changes:
+            return []
+        for ident, change in zip(idents, changes, strict=True):
+            if any(isinstance(r, AssertCreate) for r in change.requirements):
+                raise UnsupportedOperationError(
+                    f"cannot create table {_name(ident)} in a multi-table transaction"
+                )
+        attempt = 0
+        while True:  # until it lands, or the last attempt raises
+            staged = self._stage_transaction(idents, changes, read)
+            try:
+                self._swap_all(staged)
+            except NoSuchTableError:
+                self._delete_staged(staged)
+                raise
+            except CommitFailedError:
+                self._delete_staged(staged)
+                if attempt == retries:
+                    raise
+                retry_wait(attempt)
+                attempt += 1
+                continue
+            out = []
+            for _, base, base_location, new_metadata, new_location in staged:
+                if new_location is None:
+                    out.append(CommitTableResponse(base, base_location))
+                    continue
+                object.__setattr__(new_metadata, "metadata_location", new_location)
+                self._delete_removed_metadata_files(base, new_metadata)
+                out.append(CommitTableResponse(new_metadata, new_location))
+            return out
+
+    def _stage_transaction(
+        self,
+        idents: Sequence[Identifier],
+        changes: Sequence[TableChange],
+        read: Callable[[str], TableMetadata] | None,
+    ) -> list[tuple[Identifier, TableMetadata, str, TableMetadata, str | None]]:
+        """Read, validate and apply each change and write its next metadata file: (table,
+        base, base file, new metadata, new file or None when unchanged). On any error the
+        files written so far are deleted."""
+        staged: list[tuple[Identifier, TableMetadata, str, TableMetadata, str | None]] = []
+        try:
+            for ident, change in zip(idents, changes, strict=True):
+                base, location = self._read_current(ident, read)
+                validate_requirements(change.requirements, base)
+                new_metadata = apply_updates(base, change.updates, location)
+                if new_metadata is base:
+                    staged.append((ident, base, location, base, None))
+                    continue
+                new_location = self._new_location(ident, new_metadata, location)
+                self._write_new_metadata(ident, new_metadata, new_location)
+                staged.append((ident, base, location, new_metadata, new_location))
+        except BaseException:
+            self._delete_staged(staged)
+            raise
+        return staged
+
+    def _delete_staged(
+        self, staged: Sequence[tuple[Identifier, TableMetadata, str, TableMetadata, str | None]]
+    ) -> None:
+        """The metadata files a transaction wrote and never made current."""
+        for _, _, _, metadata, location in staged:
+            if location is not None:
+                self._file_io(metadata.properties).delete(location)
+
+    def _swap_all(
+        self, staged: Sequence[tuple[Identifier, TableMetadata, str, TableMetadata, str | None]]
+    ) -> None:
+        """Every pointer swapped (or, for an unchanged table, checked) in one transaction."""
+        statements = [
+            self._put_statement(ident, base_location, new_location or base_location, _IS_TABLE)
+            for ident, _, base_location, _, new_location in staged
+        ]
+
+        def all_swapped(counts: list[int]) -> None:
+            for (ident, _, base_location, _, _), count in zip(staged, counts, strict=True):
+                if not count:
+                    raise CommitFailedError(
+                        f"transaction: table {_name(ident)!r} changed concurrently (it is no "
+                        f"longer at {base_location}); no table was changed"
+                    )
+
+        names = ", ".join(_name(s[0]) for s in staged)
+        new_locations = [s[4] for s in staged if s[4] is not None]
+        try:
+            with self._swapping(f"tables {names}", new_locations):
+                self._db.transaction(statements, check=all_swapped)
+        except CommitFailedError:
+            for ident, _, _, _, _ in staged:
+                if self._pointer(ident, _IS_TABLE) is None:
+                    raise NoSuchTableError(
+                        f"cannot commit the transaction: table {_name(ident)!r} was dropped"
+                    ) from None
+            raise
 
     # --- views -----------------------------------------------------------------------------
 
@@ -561,10 +701,10 @@ class SqlCatalog(Catalog):
 
         ident = self._table_identifier(identifier, "view")
         texts = {dialect: sql} if isinstance(sql, str) else dict(sql)
-        for attempt in range(retries + 1):
-            view = self.load_view(ident)
+
+        def replace(base: ViewMetadata) -> ViewMetadata:
             change = ReplaceView(
-                view.metadata,
+                base,
                 schema=table_schema(schema),
                 sql=texts,
                 default_namespace=to_identifier(default_namespace) if default_namespace else None,
@@ -572,7 +712,44 @@ class SqlCatalog(Catalog):
                 column_aliases=column_aliases,
                 column_docs=column_docs,
             )
-            new_metadata = change.commit_to(view.metadata)
+            return change.commit_to(base)
+
+        return self._commit_view(ident, replace, retries)
+
+    def commit_view(
+        self,
+        identifier: IdentifierLike,
+        requirements: Sequence[AssertViewUUID],
+        updates: Sequence[TableUpdate],
+        *,
+        retries: int = COMMIT_RETRIES,
+    ) -> View:
+        """Commit view updates if ``requirements`` (``assert-view-uuid``) hold (the REST
+        protocol's view commit; Java's ``CatalogHandlers.updateView``): validated against the
+        view's current metadata (a failure is CommitFailedError, not retried), applied, written
+        and swapped; a lost race re-reads and validates again."""
+        from frazil.table.view_updates import apply_view_updates
+
+        ident = self._table_identifier(identifier, "view")
+
+        def commit(base: ViewMetadata) -> ViewMetadata:
+            for requirement in requirements:
+                requirement.validate(base)
+            return apply_view_updates(base, updates)
+
+        return self._commit_view(ident, commit, retries)
+
+    def _commit_view(
+        self, ident: Identifier, change: Callable[[ViewMetadata], ViewMetadata], retries: int
+    ) -> View:
+        """``change`` of the view's current metadata written and swapped in, retried on a lost
+        race (``change`` returning its argument commits nothing)."""
+        if retries < 0:
+            raise ValidationError(f"view commit retries must be at least 0, got {retries}")
+        attempt = 0
+        while True:  # until it lands, or the last attempt raises
+            view = self.load_view(ident)
+            new_metadata = change(view.metadata)
             if new_metadata is view.metadata:
                 return view
             new_location = self._write_view(new_metadata, view.metadata_location)
@@ -582,10 +759,10 @@ class SqlCatalog(Catalog):
                 self._file_io().delete(new_location)
                 if attempt == retries:
                     raise
-                time.sleep(0.05 * 2**attempt)
+                retry_wait(attempt)
+                attempt += 1
                 continue
             return self.load_view(ident)
-        raise ValidationError(f"replace_view retries must be at least 0, got {retries}")
 
     def drop_view(self, identifier: IdentifierLike) -> None:
         ident = self._table_identifier(identifier, "view")

@@ -24,6 +24,7 @@ The rules kept here, besides each update's own checks:
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterable
 from typing import Any
 
@@ -61,6 +62,7 @@ from frazil.types import IcebergType, PrimitiveType
 __all__ = [
     "METADATA_PREVIOUS_VERSIONS_MAX",
     "apply_updates",
+    "apply_updates_from_empty",
     "check_evolution",
     "same_schema",
     "same_spec",
@@ -123,8 +125,11 @@ class _Builder:
     """Mutable working copy of the metadata while updates are applied."""
 
     def __init__(self, base: TableMetadata, now: int) -> None:
-        self.base = base
+        self.base: TableMetadata | None = base
         self.now = now
+        self.base_last_column_id = base.last_column_id
+        self.base_last_partition_id = base.last_partition_id
+        self.base_last_updated_ms = base.last_updated_ms
         self.format_version = base.format_version
         self.table_uuid = base.table_uuid
         self.location = base.location
@@ -221,7 +226,7 @@ class _Builder:
         new_last = max(self.last_column_id, schema.highest_field_id(), u.last_column_id or 0)
         self._check_new_field_ids(schema)
         existing = next((s for s in self.schemas if same_schema(s, schema)), None)
-        if existing is None:
+        if existing is None and self.schemas:
             check_evolution(self._current_schema(), schema)
         if existing is not None:
             if new_last != self.last_column_id:
@@ -232,7 +237,7 @@ class _Builder:
                 existing.schema_id if existing.schema_id in self._added_schema_ids else None
             )
             return
-        new_id = max([self.current_schema_id, *(s.schema_id + 1 for s in self.schemas)])
+        new_id = max([0, self.current_schema_id, *(s.schema_id + 1 for s in self.schemas)])
         if schema.schema_id != new_id:
             schema = Schema(
                 fields=schema.fields,
@@ -250,10 +255,10 @@ class _Builder:
         for s in self.schemas:
             known |= s.field_ids()
         for name, f in schema.all_fields():
-            if f.field_id not in known and f.field_id <= self.base.last_column_id:
+            if f.field_id not in known and f.field_id <= self.base_last_column_id:
                 raise InvalidUpdateError(
                     f"schema field {name!r} has id {f.field_id}, which is not in any schema but "
-                    f"not above last-column-id {self.base.last_column_id}: field ids are never "
+                    f"not above last-column-id {self.base_last_column_id}: field ids are never "
                     "reused (spec: Schema Evolution)"
                 )
 
@@ -271,7 +276,19 @@ class _Builder:
         self.changed = True
 
     def _current_schema(self) -> Schema:
-        return next(s for s in self.schemas if s.schema_id == self.current_schema_id)
+        schema_id = self.current_schema_id
+        if schema_id < 0:
+            # Built from empty, before set-current-schema: Java's builder starts at
+            # currentSchemaId 0 (an unset int), so a spec or sort order added first binds to
+            # schema 0. DuckDB's create sends set-current-schema last, after add-spec.
+            schema_id = 0
+        current = next((s for s in self.schemas if s.schema_id == schema_id), None)
+        if current is None:
+            # Only metadata built from empty has none: its updates must set one first.
+            raise InvalidUpdateError(
+                "a partition spec or sort order was added before any current schema was set"
+            )
+        return current
 
     # --- partition specs --------------------------------------------------------------------------
 
@@ -310,10 +327,10 @@ class _Builder:
         for f in spec.fields:
             before = history.get(f.field_id)
             if before is None:
-                if f.field_id <= self.base.last_partition_id:
+                if f.field_id <= self.base_last_partition_id:
                     raise InvalidUpdateError(
                         f"partition field {f.name!r} has id {f.field_id}, which no spec used but "
-                        f"is not above last-partition-id {self.base.last_partition_id}: "
+                        f"is not above last-partition-id {self.base_last_partition_id}: "
                         "partition field ids are never reused (spec: Partition Evolution)"
                     )
                 continue
@@ -502,7 +519,7 @@ class _Builder:
         return out
 
     def _final_metadata_log(self, previous: str | None) -> list[MetadataLogEntry]:
-        log = list(self.base.metadata_log)
+        log = [] if self.base is None else list(self.base.metadata_log)
         if previous is None:
             return log
         text = self.properties.get(METADATA_PREVIOUS_VERSIONS_MAX)
@@ -515,11 +532,11 @@ class _Builder:
         limit = max(1, limit)
         if len(log) >= limit:
             log = log[len(log) - limit + 1 :]
-        log.append(MetadataLogEntry(self.base.last_updated_ms, previous))
+        log.append(MetadataLogEntry(self.base_last_updated_ms, previous))
         return log
 
     def build(self, previous_location: str | None) -> TableMetadata:
-        if not self.changed:
+        if not self.changed and self.base is not None:
             return self.base
         refs: dict[str, SnapshotRef] = dict(self.refs)
         return TableMetadata(
@@ -527,7 +544,7 @@ class _Builder:
             table_uuid=self.table_uuid,
             location=self.location,
             last_sequence_number=self.last_sequence_number,
-            last_updated_ms=max(self.now, self.base.last_updated_ms),
+            last_updated_ms=max(self.now, self.base_last_updated_ms),
             last_column_id=self.last_column_id,
             schemas=tuple(self.schemas),
             current_schema_id=self.current_schema_id,
@@ -545,8 +562,50 @@ class _Builder:
             statistics=tuple(self.statistics.values()),
             partition_statistics=tuple(self.partition_statistics.values()),
             next_row_id=self.next_row_id,
-            extras=self.base.extras,
+            extras={} if self.base is None else self.base.extras,
         )
+
+    @classmethod
+    def empty(cls, format_version: int, now: int) -> _Builder:
+        """A builder of new metadata with nothing yet (Java's ``TableMetadata.buildFromEmpty``):
+        its updates give the schema, spec, sort order and location."""
+        builder = cls.__new__(cls)
+        builder.base = None
+        builder.now = now
+        builder.base_last_column_id = 0
+        builder.base_last_partition_id = PARTITION_DATA_ID_START - 1
+        builder.base_last_updated_ms = 0
+        builder.format_version = format_version
+        builder.table_uuid = None
+        builder.location = ""
+        builder.last_sequence_number = 0
+        builder.last_column_id = 0
+        builder.schemas = []
+        builder.current_schema_id = -1
+        builder.specs = []
+        builder.default_spec_id = -1
+        builder.last_partition_id = PARTITION_DATA_ID_START - 1
+        builder.properties = {}
+        builder.current_snapshot_id = None
+        builder.snapshots = []
+        builder.snapshot_log = []
+        builder.sort_orders = []
+        builder.default_sort_order_id = -1
+        builder.refs = {}
+        builder.statistics = {}
+        builder.partition_statistics = {}
+        builder.next_row_id = 0 if format_version >= 3 else None
+        builder.changed = True
+        builder.last_added_schema = None
+        builder.last_added_spec = None
+        builder.last_added_order = None
+        builder._added_schema_ids = set()
+        builder._added_spec_ids = set()
+        builder._added_order_ids = set()
+        builder.added_snapshots = set()
+        builder.removed_snapshots = False
+        builder.main_changes = []
+        return builder
 
 
 def apply_updates(
@@ -566,3 +625,41 @@ def apply_updates(
         builder.apply(update)
     previous = metadata_location if metadata_location is not None else metadata.metadata_location
     return builder.build(previous)
+
+
+def apply_updates_from_empty(
+    updates: Iterable[TableUpdate], *, timestamp_ms: int | None = None
+) -> TableMetadata:
+    """The metadata of a new table made of ``updates`` alone (the REST protocol's create
+    transaction, committed with ``assert-create``; Java's ``TableMetadata.buildFromEmpty`` and
+    ``CatalogHandlers.create``): it starts at the format version of the first
+    ``upgrade-format-version`` (default 2), with no schema, spec, sort order or location, which
+    the updates must add and set. A table UUID is assigned when the updates give none."""
+    updates = list(updates)
+    version = next((u.format_version for u in updates if isinstance(u, UpgradeFormatVersion)), 2)
+    if version not in range(1, SUPPORTED_FORMAT_VERSION + 1):
+        raise InvalidUpdateError(
+            f"cannot create a table of format version v{version}: frazil supports v1 to "
+            f"v{SUPPORTED_FORMAT_VERSION}"
+        )
+    now = timestamp_ms if timestamp_ms is not None else int(time.time() * 1000)
+    builder = _Builder.empty(version, now)
+    for update in updates:
+        builder.apply(update)
+    if builder.table_uuid is None:
+        builder.table_uuid = str(uuid.uuid4())
+    if builder.current_schema_id >= 0:
+        # Unpartitioned and unsorted unless the updates say otherwise (as a new table).
+        if builder.default_spec_id < 0:
+            builder.apply(AddPartitionSpec(PartitionSpec()))
+            builder.apply(SetDefaultSpec(LAST_ADDED))
+        if builder.default_sort_order_id < 0:
+            builder.apply(AddSortOrder(SortOrder.unsorted()))
+            builder.apply(SetDefaultSortOrder(LAST_ADDED))
+    for what, missing in (
+        ("no current schema", builder.current_schema_id < 0),
+        ("no location", not builder.location),
+    ):
+        if missing:
+            raise InvalidUpdateError(f"cannot create a table: its updates set {what}")
+    return builder.build(None)

@@ -623,7 +623,7 @@ def _batches(
     # Without a budget the caller keeps every batch (to_arrow): row groups are decoded a run
     # at a time, and batch sizes are not needed.
     read = _reader(scan, projected, metadata, whole_row_groups=budget is None)
-    planned = scan.plan_files() if tasks is None else tasks
+    planned = scan._read_tasks() if tasks is None else tasks
     sources = (functools.partial(read, task) for task in planned)
     produced = 0
     size_of: Callable[[pa.RecordBatch], int] = (
@@ -698,7 +698,7 @@ def scan_count(scan: DataScan) -> int:
     residual filter applies to it, else the rows read from it."""
     total = 0
     to_read = []
-    for task in scan.plan_files():
+    for task in scan._read_tasks():
         # The residual's JSON, not the expression: a long filter's residual is costly to read.
         if task.delete_files or task.residual_json != "true":
             to_read.append(task)

@@ -421,6 +421,18 @@ class DataScan:
         iterator: Iterator[Any] = raw.plan_files(snapshot.manifest_list)
         return iterator
 
+    def _read_tasks(self) -> Iterator[Any]:
+        """The tasks whose rows a read returns: those the table's catalog plans (a REST
+        catalog's server-side planning, when configured and offered) or else
+        :meth:`plan_files`'. Scans of writers (``_table_schema``) always plan locally: they
+        need the sequence numbers of local planning."""
+        catalog = self.table.catalog
+        if catalog is not None and not self._table_schema:
+            planned = catalog._plan_files(self)
+            if planned is not None:
+                return planned
+        return self.plan_files()
+
     def plan_tasks(self) -> Iterator[CombinedScanTask]:
         """Tasks split at files' split offsets (or at the target size) and packed by the
         open-file cost, as Java's ``planTasks``."""

@@ -75,7 +75,11 @@ def test_home_file_and_type_inference(tmp_path: Path) -> None:
     )
     assert isinstance(frazil.load_catalog("s"), SqlCatalog)
     assert isinstance(frazil.load_catalog("f"), FileSystemCatalog)
-    with pytest.raises(ValidationError, match="unknown type 'rest'"):
+    with pytest.raises(ValidationError, match="unknown type 'hive'"):
+        frazil.load_catalog("s", type="hive")
+    # rest is a type now (tests/python/catalog/test_rest_client_config.py); a sqlite uri is
+    # not a REST server's.
+    with pytest.raises(ValidationError, match="not an http"):
         frazil.load_catalog("s", type="rest")
 
 

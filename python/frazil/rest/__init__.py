@@ -1,0 +1,1 @@
+"""REST services over frazil's catalogs: :mod:`frazil.rest.server` (``frazil serve``)."""

@@ -399,3 +399,25 @@ def test_oauth2_and_prefix(java_rest_server_factory: Callable[..., JavaRestServe
     assert bearer.list_namespaces() == [("db",)]
     with pytest.raises(NotAuthorizedError):
         RestCatalog("java", uri=server.uri, token="wrong").list_namespaces()
+
+
+def test_config_precedence_and_table_config(
+    java_rest_server_factory: Callable[..., JavaRestServer],
+) -> None:
+    server = java_rest_server_factory(
+        config_defaults={"x.a": "default", "x.b": "default", "x.c": "default"},
+        config_overrides={"x.c": "override"},
+        table_config={"s3.region": "table-region", "token": "table-token"},
+    )
+    rest = RestCatalog("java", uri=server.uri, **{"x.b": "client", "x.c": "client"})
+    assert rest.properties["x.a"] == "default"
+    assert rest.properties["x.b"] == "client"
+    assert rest.properties["x.c"] == "override"
+    rest.create_namespace("db")
+    table = rest.create_table("db.t", ROWS.schema)
+    table.append(ROWS)
+    loaded = rest.load_table("db.t")
+    assert loaded.io_properties["s3.region"] == "table-region"
+    # The table's token authenticates its requests (it is the server's) and never reaches storage.
+    assert "token" not in loaded.io_properties
+    assert _ids(loaded) == [1, 2, 3]

@@ -359,3 +359,31 @@ def test_plan_abandoned_on_error_is_cancelled(planned: tuple[Proxy, RestCatalog]
         catalog.load_table("db.t").scan().to_arrow()
     cancels = [k for k in handler.seen if k.startswith("DELETE /v1/namespaces/db/tables/t/plan/")]
     assert len(cancels) == 1
+
+
+def test_table_token_from_the_load_config(
+    rest: RestCatalog, proxy: tuple[Proxy, StubServer]
+) -> None:
+    handler, server = proxy
+    seen: list[tuple[str, str | None]] = []
+
+    def with_token(request: Seen, send: Callable[[], Answer]) -> Answer:
+        reply = send()
+        body = json.loads(reply.encoded())
+        body["config"] = {"token": "table-token"}
+        return Answer(reply.status, body, reply.headers)
+
+    def record(request: Seen, send: Callable[[], Answer]) -> Answer:
+        seen.append((request.method, request.headers.get("Authorization")))
+        return send()
+
+    handler.faults["GET /v1/namespaces/db/tables/t"] = [with_token]
+    handler.faults[COMMIT] = [record]
+    handler.faults["GET /v1/namespaces/db/tables"] = [record]
+    catalog = RestCatalog("r", uri=server.uri, token="catalog-token")
+    table = catalog.load_table("db.t")
+    table.append(ROWS)
+    catalog.list_tables("db")
+    # The table's own requests carry its token; the namespace's the catalog's.
+    assert seen == [("POST", "Bearer table-token"), ("GET", "Bearer catalog-token")]
+    assert "token" not in table.io_properties

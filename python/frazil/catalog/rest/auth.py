@@ -3,7 +3,9 @@ OAuth2 and bearer tokens; AWS SigV4 as Java's ``RESTSigV4AuthManager``).
 
 Properties, with Java's and pyiceberg's names:
 
-- ``token``: a bearer token sent as ``Authorization: Bearer <token>``;
+- ``token``: a bearer token sent as ``Authorization: Bearer <token>``; a table whose load
+  result's ``config`` has a ``token`` (the spec's LoadTableResult) uses that one for its own
+  requests (load, commit, drop, metrics, planning);
 - ``credential``: ``<client_id>:<client_secret>`` (or just the secret), exchanged for a token
   by the OAuth2 client-credentials flow (RFC 6749 4.4): a form POST of ``grant_type``,
   ``client_id``, ``client_secret``, ``scope`` (property ``scope``, default ``catalog``) and,
@@ -103,7 +105,8 @@ class BearerAuth(Auth):
         self._token = token
 
     def apply(self, request: Request) -> None:
-        request.headers["Authorization"] = f"Bearer {self._token}"
+        # A request's own token (a table's, from its load config) wins over the catalog's.
+        request.headers.setdefault("Authorization", f"Bearer {self._token}")
 
 
 def jwt_expiry(token: str) -> float | None:
@@ -258,7 +261,8 @@ class OAuth2Auth(Auth):
                     self._renew()
             token = self._token
         if token is not None:
-            request.headers["Authorization"] = f"Bearer {token.value}"
+            # A request's own token (a table's, from its load config) wins over the catalog's.
+            request.headers.setdefault("Authorization", f"Bearer {token.value}")
 
     def refresh(self) -> bool:
         if not self._credential:

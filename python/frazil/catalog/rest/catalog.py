@@ -158,6 +158,8 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
         self._etags: OrderedDict[Identifier, tuple[str, p.LoadTableResult]] = OrderedDict()
         self._etag_lock = threading.Lock()
         self._warned_planning = False  # frazil.catalog.rest._planning warns once
+        # Tables whose load config gave a token for their own requests (spec: LoadTableResult).
+        self._table_tokens: dict[Identifier, str] = {}
 
     def __repr__(self) -> str:
         return f"RestCatalog({self.name!r}, {self.uri!r})"
@@ -218,6 +220,10 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
         returned when ``not_modified_ok``: the caller sent ``If-None-Match``)."""
         self._check_endpoint(endpoint, what)
         url = self._url(endpoint.path, namespace=namespace, table=table, view=view, plan_id=plan_id)
+        if table is not None and namespace is not None:
+            table_token = self._table_tokens.get((*namespace, table))
+            if table_token is not None:
+                headers = {**(headers or {}), "Authorization": f"Bearer {table_token}"}
         try:
             response = self._http.request(
                 endpoint.method, url, params=params, json_body=body, headers=headers
@@ -362,6 +368,11 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
     def _table(self, identifier: Identifier, result: p.LoadTableResult) -> Table:
         from frazil.table._table import Table
 
+        token = result.config.get("token")
+        if token:
+            self._table_tokens[identifier] = token
+        else:
+            self._table_tokens.pop(identifier, None)
         return Table(
             result.metadata,
             result.metadata_location,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import frazil
-from frazil.cli import commands, quickstart
+from frazil.cli import commands, quickstart, serve
 from frazil.errors import FrazilError
 
 if TYPE_CHECKING:
@@ -69,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     ).set_defaults(handler=None)
     commands.register(subcommands)
     quickstart.register(subcommands)
+    serve.register(subcommands)
     return parser
 
 

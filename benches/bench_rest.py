@@ -300,7 +300,8 @@ def main() -> None:
                         d, r = times[f"{what} direct"], times[f"{what} rest"]
                         rows.append(
                             f"| {kind} | commit: {what} | {_ms(d):.2f} ms (p90 {_ms(d, 90):.2f}) "
-                            f"| {_ms(r):.2f} ms (p90 {_ms(r, 90):.2f}) | +{_ms(r) - _ms(d):.2f} ms |"
+                            f"| {_ms(r):.2f} ms (p90 {_ms(r, 90):.2f}) "
+                            f"| {_ms(r) - _ms(d):+.2f} ms |"
                         )
                         targets.append(
                             f"- {kind}, commit {what}: REST median {_ms(r) - _ms(d):+.2f} ms "
@@ -346,7 +347,8 @@ def main() -> None:
         f"{args.loads} timed loads a path; throughput over {args.seconds:g} s; "
         f"run took {elapsed / 60:.0f} min",
         "",
-        "| catalog | operation | direct (SqlCatalog) | through frazil serve (RestCatalog) | difference |",
+        "| catalog | operation | direct (SqlCatalog) | through frazil serve (RestCatalog) "
+        "| difference |",
         "|---|---|---|---|---|",
         *rows,
         "",

@@ -5,6 +5,7 @@ initdb refuses to run as root, so as root the server runs as a system user made 
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -20,10 +21,14 @@ import pytest
 PG_USER = "frazil-pg"
 
 
+class PostgresError(RuntimeError):
+    """PostgreSQL is missing, or initdb or pg_ctl failed (with their output and the log's tail)."""
+
+
 def _pg_bin() -> Path:
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     if not found:
-        pytest.fail("PostgreSQL is not installed (tests/run installs Debian's postgresql)")
+        raise PostgresError("PostgreSQL is not installed (tests/run installs Debian's postgresql)")
     return Path(found[-1]).parent
 
 
@@ -47,8 +52,10 @@ def _as_user() -> list[str]:
     return ["runuser", "-u", PG_USER, "--"]
 
 
-@pytest.fixture(scope="session")
-def postgres_uri() -> Iterator[str]:
+@contextlib.contextmanager
+def running_postgres() -> Iterator[str]:
+    """A fresh PostgreSQL server (fsync off: a throwaway cluster) on a free loopback port, as
+    a connection URI; stopped and removed on exit. Also used by benches/bench_rest.py."""
     bin_dir = _pg_bin()
     prefix = _as_user()
     root = Path(tempfile.mkdtemp(prefix="frazil-pg-"))
@@ -61,12 +68,12 @@ def postgres_uri() -> Iterator[str]:
         done = subprocess.run([*prefix, *args], capture_output=True, text=True, check=False)
         if done.returncode != 0:
             tail = log.read_text()[-2000:] if log.exists() else ""
-            pytest.fail(f"{' '.join(args)} failed:\n{done.stdout}{done.stderr}\n{tail}")
+            raise PostgresError(f"{' '.join(args)} failed:\n{done.stdout}{done.stderr}\n{tail}")
 
-    run(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync")
-    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
-    run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start")
     try:
+        run(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync")
+        options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start")
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
         subprocess.run(
@@ -75,3 +82,16 @@ def postgres_uri() -> Iterator[str]:
             check=False,
         )
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_uri() -> Iterator[str]:
+    server = running_postgres()
+    try:
+        uri = server.__enter__()
+    except PostgresError as error:
+        pytest.fail(str(error), pytrace=False)
+    try:
+        yield uri
+    finally:
+        server.__exit__(None, None, None)

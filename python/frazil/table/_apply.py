@@ -12,6 +12,11 @@ The rules kept here, besides each update's own checks:
 * An added schema, spec or sort order that equals an existing one (ignoring its own id; a spec
   by source, transform and name as Java's ``compatibleWith``) reuses that one's id. ``-1`` in
   set-current-schema, set-default-spec and set-default-sort-order means the one added last.
+* remove-schemas and remove-partition-specs refuse the current schema and the default spec
+  (as ``removeSchemas`` / ``removeSpecs`` of Java's builder, judged at that point of the
+  batch); ids the table does not have are ignored, yet a non-empty removal is a change all the
+  same, as Java records it (a new metadata file is written). ``last-column-id`` and
+  ``last-partition-id`` stay: removed ids are never reused.
 * ``last-sequence-number`` follows added snapshots, whose sequence numbers must increase (v2+);
   v3 snapshots must carry ``first-row-id`` >= ``next-row-id``, which grows by ``added-rows``.
 * ``snapshot-log`` gets an entry when ``main`` moves; entries of snapshots that were only
@@ -41,8 +46,10 @@ from frazil.table.updates import (
     AddSnapshot,
     AddSortOrder,
     AssignUUID,
+    RemovePartitionSpecs,
     RemovePartitionStatistics,
     RemoveProperties,
+    RemoveSchemas,
     RemoveSnapshotRef,
     RemoveSnapshots,
     RemoveStatistics,
@@ -275,6 +282,18 @@ class _Builder:
         self.current_schema_id = schema_id
         self.changed = True
 
+    def _RemoveSchemas(self, u: RemoveSchemas) -> None:
+        remove = set(u.schema_ids)
+        if self.current_schema_id in remove:
+            raise InvalidUpdateError(
+                f"cannot remove schema {self.current_schema_id}: it is the table's current schema"
+            )
+        if remove:
+            # Java's removeSchemas filters the list and records the change even when no id
+            # matched; a snapshot naming a removed schema is not checked (Java's neither).
+            self.schemas = [s for s in self.schemas if s.schema_id not in remove]
+            self.changed = True
+
     def _current_schema(self) -> Schema:
         schema_id = self.current_schema_id
         if schema_id < 0:
@@ -357,6 +376,19 @@ class _Builder:
             raise InvalidUpdateError(f"cannot set default spec to unknown spec {spec_id}")
         self.default_spec_id = spec_id
         self.changed = True
+
+    def _RemovePartitionSpecs(self, u: RemovePartitionSpecs) -> None:
+        remove = set(u.spec_ids)
+        if self.default_spec_id in remove:
+            raise InvalidUpdateError(
+                f"cannot remove partition spec {self.default_spec_id}: it is the table's "
+                "default spec"
+            )
+        if remove:
+            # As removeSchemas: Java's removeSpecs records the change even when no id matched,
+            # and does not look for manifests still written with a removed spec.
+            self.specs = [s for s in self.specs if s.spec_id not in remove]
+            self.changed = True
 
     # --- sort orders ------------------------------------------------------------------------------
 

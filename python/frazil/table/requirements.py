@@ -17,9 +17,12 @@ from frazil import _jsonutil as js
 from frazil._checked import check_fields
 from frazil.errors import CommitFailedError, InvalidMetadataError, InvalidUpdateError
 from frazil.metadata import TableMetadata
+from frazil.snapshots import MAIN_BRANCH
 from frazil.table.updates import (
     AddPartitionSpec,
     AddSchema,
+    RemovePartitionSpecs,
+    RemoveSchemas,
     SetCurrentSchema,
     SetDefaultSortOrder,
     SetDefaultSpec,
@@ -286,13 +289,23 @@ def requirements_for(
             seen.add(key)
             out.append(requirement)
 
+    def ref_unchanged(name: str) -> None:
+        # One assertion per ref: Java may repeat it, always with the base's snapshot id.
+        if name not in refs_seen:
+            refs_seen.add(name)
+            ref = base.ref(name)
+            out.append(AssertRefSnapshotId(name, None if ref is None else ref.snapshot_id))
+
+    def no_branch_changed() -> None:
+        # Java's requireNoBranchesChanged: a branch other than main that moved meanwhile could
+        # have been written with a schema or spec being removed.
+        for name, ref in base.refs.items():
+            if ref.is_branch and name != MAIN_BRANCH:
+                ref_unchanged(name)
+
     for update in updates:
-        if isinstance(update, SetSnapshotRef) and update.ref_name not in refs_seen:
-            refs_seen.add(update.ref_name)
-            ref = base.ref(update.ref_name)
-            out.append(
-                AssertRefSnapshotId(update.ref_name, None if ref is None else ref.snapshot_id)
-            )
+        if isinstance(update, SetSnapshotRef):
+            ref_unchanged(update.ref_name)
         elif isinstance(update, AddSchema):
             once("field-id", AssertLastAssignedFieldId(base.last_column_id))
         elif isinstance(update, SetCurrentSchema):
@@ -303,4 +316,10 @@ def requirements_for(
             once("spec", AssertDefaultSpecId(base.default_spec_id))
         elif isinstance(update, SetDefaultSortOrder):
             once("order", AssertDefaultSortOrderId(base.default_sort_order_id))
+        elif isinstance(update, RemoveSchemas):
+            once("schema", AssertCurrentSchemaId(base.current_schema_id))
+            no_branch_changed()
+        elif isinstance(update, RemovePartitionSpecs):
+            once("spec", AssertDefaultSpecId(base.default_spec_id))
+            no_branch_changed()
     return tuple(out)

@@ -36,8 +36,10 @@ __all__ = [
     "AddSnapshot",
     "AddSortOrder",
     "AssignUUID",
+    "RemovePartitionSpecs",
     "RemovePartitionStatistics",
     "RemoveProperties",
+    "RemoveSchemas",
     "RemoveSnapshotRef",
     "RemoveSnapshots",
     "RemoveStatistics",
@@ -187,6 +189,24 @@ class SetCurrentSchema(TableUpdate):
 
 
 @dataclass(frozen=True)
+class RemoveSchemas(TableUpdate):
+    """Remove schemas by id; the current schema cannot be removed. Java sends this when
+    snapshots are expired with ``cleanExpiredMetadata(true)`` (the schemas no retained snapshot
+    uses). The REST protocol's ``schema-ids`` is an array of int, read as Java's
+    ``JsonUtil.getIntegerSet`` does (duplicates are harmless: removal is by set)."""
+
+    schema_ids: tuple[int, ...]
+    action = "remove-schemas"
+
+    def _body(self) -> dict[str, Any]:
+        return {"schema-ids": list(self.schema_ids)}
+
+    @classmethod
+    def _read(cls, obj: js.JsonObject, what: str) -> RemoveSchemas:
+        return cls(js.get_int_list(obj, "schema-ids", what))
+
+
+@dataclass(frozen=True)
 class AddPartitionSpec(TableUpdate):
     """Add a partition spec."""
 
@@ -218,6 +238,23 @@ class SetDefaultSpec(TableUpdate):
     @classmethod
     def _read(cls, obj: js.JsonObject, what: str) -> SetDefaultSpec:
         return cls(js.get_int(obj, "spec-id", what))
+
+
+@dataclass(frozen=True)
+class RemovePartitionSpecs(TableUpdate):
+    """Remove partition specs by id; the default spec cannot be removed. Java sends this when
+    snapshots are expired with ``cleanExpiredMetadata(true)`` (the specs no manifest of a
+    retained snapshot uses). ``spec-ids`` is an array of int, as in the REST protocol."""
+
+    spec_ids: tuple[int, ...]
+    action = "remove-partition-specs"
+
+    def _body(self) -> dict[str, Any]:
+        return {"spec-ids": list(self.spec_ids)}
+
+    @classmethod
+    def _read(cls, obj: js.JsonObject, what: str) -> RemovePartitionSpecs:
+        return cls(js.get_int_list(obj, "spec-ids", what))
 
 
 @dataclass(frozen=True)

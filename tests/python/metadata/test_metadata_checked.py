@@ -203,6 +203,8 @@ UPDATE_SAMPLES: dict[type, Callable[[], Any]] = {
         SAMPLES[PartitionStatisticsFile]()
     ),
     updates.RemovePartitionStatistics: lambda: updates.RemovePartitionStatistics(7),
+    updates.RemoveSchemas: lambda: updates.RemoveSchemas((0, 1)),
+    updates.RemovePartitionSpecs: lambda: updates.RemovePartitionSpecs((0,)),
     requirements.AssertTableUUID: lambda: requirements.AssertTableUUID("u"),
     requirements.AssertRefSnapshotId: lambda: requirements.AssertRefSnapshotId("main", 7),
     requirements.AssertLastAssignedFieldId: lambda: requirements.AssertLastAssignedFieldId(2),

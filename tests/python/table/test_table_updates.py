@@ -18,8 +18,10 @@ from frazil.table import (
     AddSnapshot,
     AddSortOrder,
     AssignUUID,
+    RemovePartitionSpecs,
     RemovePartitionStatistics,
     RemoveProperties,
+    RemoveSchemas,
     RemoveSnapshotRef,
     RemoveSnapshots,
     RemoveStatistics,
@@ -86,6 +88,8 @@ ALL_UPDATES: list[TableUpdate] = [
     RemoveStatistics(5),
     SetPartitionStatistics(PartitionStatisticsFile(5, "s3://b/p.parquet", 42)),
     RemovePartitionStatistics(5),
+    RemoveSchemas((0, 2)),
+    RemovePartitionSpecs((1,)),
 ]
 
 

@@ -313,6 +313,7 @@ def test_metrics_reports_accepted(
     java_rest_server.clear_requests()
     table.append(ROWS)
     table.delete("id = 1")
+    assert rest.flush_metrics_reports()  # reports go in the background
     reports = [r for r in java_rest_server.requests() if r["operation"] == "reportMetrics"]
     # Java's ReportMetricsRequestParser read both commit reports.
     assert [r["status"] for r in reports] == [204, 204]

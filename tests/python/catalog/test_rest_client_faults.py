@@ -7,6 +7,7 @@ or not; a 409 is retried on refreshed metadata; retries of reads honour the serv
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,8 +206,31 @@ def test_failed_metrics_report_does_not_fail_the_commit(
     table = rest.load_table("db.t")
     table.append(ROWS)
     table.append(ROWS)
+    assert rest.flush_metrics_reports()  # reports go in the background
     assert handler.count(report) == 2  # both commits reported; the first report failed
     assert len(rest.load_table("db.t").snapshots()) == 2
+
+
+def test_a_commit_does_not_wait_for_its_report(
+    rest: RestCatalog, proxy: tuple[Proxy, StubServer]
+) -> None:
+    handler, _ = proxy
+    release, sent = threading.Event(), threading.Event()
+
+    def hold(seen: Seen, send: Callable[[], Answer]) -> Answer:
+        release.wait(60)  # a synchronous report would hold the commit until this times out
+        reply = send()
+        sent.set()
+        return reply
+
+    handler.faults["POST /v1/namespaces/db/tables/t/metrics"] = [hold]
+    table = rest.load_table("db.t")
+    table.append(ROWS)
+    assert not sent.is_set()  # the commit returned while its report was still held
+    assert len(rest.load_table("db.t").snapshots()) == 1
+    release.set()
+    assert rest.flush_metrics_reports()
+    assert sent.is_set()
 
 
 def test_commit_report_body(rest: RestCatalog, proxy: tuple[Proxy, StubServer]) -> None:
@@ -222,6 +246,7 @@ def test_commit_report_body(rest: RestCatalog, proxy: tuple[Proxy, StubServer]) 
     table.append(ROWS)
     snapshot = table.current_snapshot()
     assert snapshot is not None
+    assert rest.flush_metrics_reports()
     (body,) = bodies
     assert body["report-type"] == "commit-report" and body["table-name"] == "db.t"
     assert body["snapshot-id"] == snapshot.snapshot_id and body["operation"] == "append"

@@ -31,6 +31,7 @@ from frazil.table.requirements import AssertCreate
 
 if TYPE_CHECKING:
     from frazil.catalog import Identifier
+    from frazil.catalog.rest._metrics import ReportSender
     from frazil.table._table import Table
     from frazil.table.requirements import TableRequirement
     from frazil.table.transaction import Transaction
@@ -82,6 +83,7 @@ class CommitOperations(RestCalls):
 
     if TYPE_CHECKING:
         _report_metrics: bool
+        _reports: ReportSender
 
     def _post_commit(
         self,
@@ -230,9 +232,14 @@ class CommitOperations(RestCalls):
             txn._cleanup(True)
         return [txn.table for txn in transactions]
 
+    def flush_metrics_reports(self, timeout: float | None = 30.0) -> bool:
+        """Wait until the metrics reports of the commits so far are sent (they go in the
+        background); True when none is left after ``timeout`` seconds."""
+        return self._reports.flush(timeout)
+
     def _report_commit(self, table: Table, metadata: TableMetadata) -> None:
-        """Post a commit report (spec: reportMetrics), best effort: a failure is logged, never
-        raised (Java's RESTMetricsReporter does the same)."""
+        """Post a commit report (spec: reportMetrics) in the background, best effort: a failure
+        is logged, never raised (Java's RESTMetricsReporter does the same)."""
         if not self._report_metrics or p.REPORT_METRICS not in self.endpoints:
             return
         from frazil.catalog.rest._metrics import commit_report
@@ -242,14 +249,19 @@ class CommitOperations(RestCalls):
         if snapshot is None or (before is not None and before.snapshot_id == snapshot.snapshot_id):
             return
         ident = table.identifier
-        try:
-            self._call(
-                p.REPORT_METRICS,
-                f"report metrics of table {_name(ident)!r}",
-                "table",
-                namespace=ident[:-1],
-                table=ident[-1],
-                body=commit_report(_name(ident), snapshot),
-            )
-        except FrazilError as error:
-            LOG.warning("commit report of table %s not accepted: %s", _name(ident), error)
+        body = commit_report(_name(ident), snapshot)
+
+        def send() -> None:
+            try:
+                self._call(
+                    p.REPORT_METRICS,
+                    f"report metrics of table {_name(ident)!r}",
+                    "table",
+                    namespace=ident[:-1],
+                    table=ident[-1],
+                    body=body,
+                )
+            except FrazilError as error:
+                LOG.warning("commit report of table %s not accepted: %s", _name(ident), error)
+
+        self._reports.submit(send)

@@ -62,6 +62,7 @@ from frazil.catalog.rest._http import (
     _int_property,
     header_properties,
 )
+from frazil.catalog.rest._metrics import REPORTS
 from frazil.catalog.rest._views import ViewOperations
 from frazil.catalog.rest.auth import AUTH_KEYS, auth_for
 from frazil.errors import (
@@ -155,6 +156,7 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
         headers = {k.lower(): v for k, v in header_properties(merged).items()}
         self._delegation = headers.get(ACCESS_DELEGATION.lower(), "vended-credentials")
         self._report_metrics = _bool_property(merged, METRICS_REPORTING_ENABLED, True)
+        self._reports = REPORTS
         self._etags: OrderedDict[Identifier, tuple[str, p.LoadTableResult]] = OrderedDict()
         self._etag_lock = threading.Lock()
         self._warned_planning = False  # frazil.catalog.rest._planning warns once

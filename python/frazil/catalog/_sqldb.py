@@ -2,8 +2,10 @@
 the standard library, PostgreSQL through psycopg 3.
 
 Statements are written once with ``?`` placeholders and every value goes as a parameter (for
-psycopg the placeholders become ``%s``; the statements hold no literal ``%``). A connection is
-opened per operation: SQLite's are cheap, and a fresh one is safe across threads and ``fork``.
+psycopg the placeholders become ``%s``; the statements hold no literal ``%``). A SQLite
+connection is opened per operation: they are cheap, and a fresh one is safe across threads and
+``fork``. A PostgreSQL connection costs a few milliseconds to open, so idle ones are kept for
+the next operation (``pool-size`` of them; see PostgresDatabase).
 SQLite waits ``busy-timeout-ms`` for a writer holding the database (concurrent committers
 queue rather than fail).
 """
@@ -14,6 +16,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -95,8 +98,23 @@ def _close_keepers_before_fork() -> None:
         database._close_keeper()
 
 
+# PostgreSQL databases holding idle connections (see PostgresDatabase), and how long a
+# connection may sit idle before it is pinged on reuse.
+_PING_AFTER_IDLE_S = 5.0
+_POOLING: weakref.WeakSet[PostgresDatabase] = weakref.WeakSet()
+
+
+def _close_idle_before_fork() -> None:
+    # A child must not inherit a PostgreSQL connection: closing it there (or its finalizer)
+    # would end the parent's session on the shared socket. Connections in use at the fork
+    # are the operations' own, as before pooling.
+    for database in list(_POOLING):
+        database.close_idle()
+
+
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_close_keepers_before_fork)
+    os.register_at_fork(before=_close_idle_before_fork)
 
 
 # SQLite's primary result codes (sqlite3 names them only from Python 3.11, with the code).
@@ -254,9 +272,17 @@ class SqliteDatabase(Database):
 
 
 class PostgresDatabase(Database):
+    """PostgreSQL through psycopg 3. Up to ``pool_size`` idle connections are kept and reused
+    by the next operation of any thread (opening one on loopback costs about 3 ms, a large
+    part of a commit or a catalog lookup: benches/bench_rest.py), each checked idle and
+    unbroken before reuse; a connection in a failed state is closed instead. Operations never
+    wait for one another: when none is idle a new connection is opened. Not psycopg_pool: its
+    worker threads do not survive ``fork``, and catalogs are used in forked processes; the idle
+    connections here are closed before a fork instead."""
+
     dialect = "postgresql"
 
-    def __init__(self, conninfo: str, connect_timeout_s: int) -> None:
+    def __init__(self, conninfo: str, connect_timeout_s: int, pool_size: int = 4) -> None:
         try:
             import psycopg
         except ImportError:
@@ -269,18 +295,70 @@ class PostgresDatabase(Database):
         super().__init__(f"postgresql://{shown.removeprefix('postgresql://')}")
         self._conninfo = conninfo
         self._connect_timeout = connect_timeout_s
+        self._pool_size = pool_size
+        self._idle: list[tuple[Any, float]] = []
+        self._idle_lock = threading.Lock()
+        _POOLING.add(self)
 
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[Any]:
+    def close_idle(self) -> None:
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for conn, _ in idle:
+            conn.close()
+
+    def _take(self) -> Any:
         psycopg = self._psycopg
+        while True:
+            with self._idle_lock:
+                conn, since = self._idle.pop() if self._idle else (None, 0.0)
+            if conn is None:
+                break
+            if (
+                not conn.closed
+                and not conn.broken
+                and self._is_idle(conn)
+                and self._alive(conn, since)
+            ):
+                return conn
+            conn.close()
         try:
-            conn = psycopg.connect(
+            return psycopg.connect(
                 self._conninfo, autocommit=True, connect_timeout=self._connect_timeout
             )
         except psycopg.Error as error:
             raise FrazilIOError(f"cannot connect to {self.description}: {error}") from None
+
+    def _alive(self, conn: Any, idle_since: float) -> bool:
+        """A connection idle for a while is pinged first: the server may have ended it, and a
+        statement failing on a dead connection could not tell whether it ran (a commit's
+        outcome would be unknown)."""
+        if time.monotonic() - idle_since < _PING_AFTER_IDLE_S:
+            return True
+        try:
+            conn.execute("SELECT 1")
+        except self._psycopg.Error:
+            return False
+        return True
+
+    def _is_idle(self, conn: Any) -> bool:
+        return bool(conn.info.transaction_status == self._psycopg.pq.TransactionStatus.IDLE)
+
+    def _give_back(self, conn: Any) -> None:
+        if not conn.closed and not conn.broken and self._is_idle(conn):
+            with self._idle_lock:
+                if len(self._idle) < self._pool_size:
+                    self._idle.append((conn, time.monotonic()))
+                    return
+        conn.close()
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[Any]:
+        psycopg = self._psycopg
+        conn = self._take()
+        failed = True
         try:
             yield conn
+            failed = False
         except psycopg.errors.UniqueViolation as error:
             raise AlreadyExistsError(f"{self.description}: {error}") from None
         except psycopg.OperationalError as error:
@@ -290,7 +368,10 @@ class PostgresDatabase(Database):
         except psycopg.Error as error:
             raise FrazilIOError(f"{self.description}: {error}") from None
         finally:
-            conn.close()
+            if failed:
+                conn.close()
+            else:
+                self._give_back(conn)
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s")
@@ -360,7 +441,9 @@ def open_database(uri: str, properties: dict[str, str]) -> Database:
             uri = "postgresql://" + uri[len(prefix) :]
             lowered = uri.lower()
     if lowered.startswith(("postgresql://", "postgres://")):
-        return PostgresDatabase(uri, number("connect-timeout-s", 10))
+        return PostgresDatabase(
+            uri, number("connect-timeout-s", 10), pool_size=number("pool-size", 4)
+        )
     if lowered.startswith("sqlite://"):
         rest = uri[len("sqlite://") :]
         if not rest.startswith("/"):

@@ -19,6 +19,7 @@ after the statement was sent leaves the outcome unknown
 
 Properties: ``uri`` (see :func:`frazil.catalog._sqldb.open_database`), ``warehouse``,
 ``busy-timeout-ms`` (SQLite; default 30000), ``connect-timeout-s`` (PostgreSQL; default 10),
+``pool-size`` (PostgreSQL: idle connections kept for reuse; default 4, 0 for none),
 ``init-catalog-tables`` (default true) and FileIO properties.
 """
 

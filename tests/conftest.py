@@ -8,11 +8,15 @@
   (speed is measured in benches/), so a loaded machine cannot fail a test.
 - tests/run runs the Java interop tests in one process (one SparkSession) and the
   tests without Java in another, alongside.
+- The REST client posts its commits' metrics reports in the background: each test waits for
+  its own before the next starts, so no test sees another's report arrive at a server.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
@@ -22,6 +26,14 @@ from postgres_server import postgres_uri  # noqa: F401
 
 settings.register_profile("frazil", deadline=None)
 settings.load_profile("frazil")
+
+
+@pytest.fixture(autouse=True)
+def _metrics_reports_sent() -> Iterator[None]:
+    yield
+    metrics = sys.modules.get("frazil.catalog.rest._metrics")
+    if metrics is not None:
+        metrics.REPORTS.flush(60)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

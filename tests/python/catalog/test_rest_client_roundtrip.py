@@ -279,6 +279,7 @@ def test_server_side_scan_planning(served: ServedApp) -> None:
         table.append(pa.table({"id": pa.array([4, 5], pa.int64()), "name": ["d", "e"]}))
         table.delete("id = 4")
         scan = table.scan(row_filter="id > 1")
+        assert rest.flush_metrics_reports()  # the commits' reports, sent in the background
         used: list[str] = []
         call = rest._call
 

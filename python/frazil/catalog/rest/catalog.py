@@ -498,10 +498,15 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
         """Create a table with one ``POST .../tables`` (the server picks the location unless
         ``location`` is given)."""
         ident = self._ident(identifier)
+        what = f"create table {_name(ident)!r}"
         request = self._create_request(
             ident, schema, location, partition_spec, sort_order, properties, format_version, False
         )
-        what = f"create table {_name(ident)!r}"
+        return self._table(ident, self._post_create(ident, request, what))
+
+    def _post_create(
+        self, ident: Identifier, request: p.CreateTableRequest, what: str
+    ) -> p.LoadTableResult:
         response = self._call(
             p.CREATE_TABLE,
             what,
@@ -510,7 +515,7 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
             body=request.to_json(),
             headers={ACCESS_DELEGATION: self._delegation},
         )
-        return self._table(ident, _parse(response, p.LoadTableResult.from_json, what))
+        return _parse(response, p.LoadTableResult.from_json, what)
 
     def create_table_transaction(
         self,
@@ -529,19 +534,11 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
         from frazil.catalog._common import CreateTableTransaction
 
         ident = self._ident(identifier)
+        what = f"stage the creation of table {_name(ident)!r}"
         request = self._create_request(
             ident, schema, location, partition_spec, sort_order, properties, format_version, True
         )
-        what = f"stage the creation of table {_name(ident)!r}"
-        response = self._call(
-            p.CREATE_TABLE,
-            what,
-            "create-table",
-            namespace=ident[:-1],
-            body=request.to_json(),
-            headers={ACCESS_DELEGATION: self._delegation},
-        )
-        result = _parse(response, p.LoadTableResult.from_json, what)
+        result = self._post_create(ident, request, what)
         if result.metadata_location is not None:
             raise InvalidMetadataError(
                 f"{what}: the server answered a staged create with a metadata location "

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from frazil.catalog import Identifier, IdentifierLike
     from frazil.catalog.rest._http import Response
 
-__all__ = ["RestCalls", "error_for", "name", "parse"]
+__all__ = ["RestCalls", "error_for", "identifiers_page", "name", "parse"]
 
 T = TypeVar("T")
 
@@ -61,6 +61,12 @@ class RestCalls:
             namespace: Sequence[str] | None = None,
             params: Mapping[str, str] | None = None,
         ) -> list[Identifier]: ...
+
+
+def identifiers_page(node: Any) -> tuple[Sequence[Identifier], str | None]:
+    """One page of a table or view listing (both answer a ListTablesResponse)."""
+    page = p.ListTablesResponse.from_json(node)
+    return page.identifiers, page.next_page_token
 
 
 def parse(response: Response, parse: Callable[[Any], T], what: str) -> T:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from frazil.catalog import Identifier, IdentifierLike, to_identifier
 from frazil.catalog._common import View, table_schema
 from frazil.catalog.rest import protocol as p
-from frazil.catalog.rest._base import RestCalls, parse
+from frazil.catalog.rest._base import RestCalls, identifiers_page, parse
 from frazil.catalog.rest._base import name as _name
 from frazil.errors import CommitFailedError, NotFoundError, ValidationError
 
@@ -108,12 +108,12 @@ class ViewOperations(RestCalls):
     def list_views(self, namespace: IdentifierLike) -> list[Identifier]:
         ns = to_identifier(namespace)
 
-        def parse(node: Any) -> tuple[Sequence[Identifier], str | None]:
-            page = p.ListTablesResponse.from_json(node)
-            return page.identifiers, page.next_page_token
-
         return self._paged(
-            p.LIST_VIEWS, f"list the views of {_name(ns)!r}", "namespace", parse, namespace=ns
+            p.LIST_VIEWS,
+            f"list the views of {_name(ns)!r}",
+            "namespace",
+            identifiers_page,
+            namespace=ns,
         )
 
     def commit_view(

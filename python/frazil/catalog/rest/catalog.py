@@ -52,6 +52,7 @@ from frazil.catalog import (
 from frazil.catalog._common import PropertiesUpdateSummary
 from frazil.catalog.rest import protocol as p
 from frazil.catalog.rest._base import error_for as _error
+from frazil.catalog.rest._base import identifiers_page
 from frazil.catalog.rest._base import name as _name
 from frazil.catalog.rest._base import parse as _parse
 from frazil.catalog.rest._commits import CommitOperations, creation_updates
@@ -439,12 +440,12 @@ class RestCatalog(CommitOperations, ViewOperations, Catalog):
     def list_tables(self, namespace: IdentifierLike) -> list[Identifier]:
         ns = self._ns(namespace)
 
-        def parse(node: Any) -> tuple[Sequence[Identifier], str | None]:
-            page = p.ListTablesResponse.from_json(node)
-            return page.identifiers, page.next_page_token
-
         return self._paged(
-            p.LIST_TABLES, f"list the tables of {_name(ns)!r}", "namespace", parse, namespace=ns
+            p.LIST_TABLES,
+            f"list the tables of {_name(ns)!r}",
+            "namespace",
+            identifiers_page,
+            namespace=ns,
         )
 
     def _create_request(
